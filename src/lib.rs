@@ -1,0 +1,25 @@
+//! kondavo: a draughts engine for seven rule sets.
+//!
+//! Layers, ground floor up (each imports only the ones below):
+//! 1. [`geometry`]: boards as bitboards;
+//! 2. [`rules`] (one file per variant), [`movegen`], [`position`] and
+//!    hashing, [`notation`] (FEN, move text, diagrams), [`game`] (end and
+//!    draw rules);
+//! 3. the faces: [`tools`] (perft) and the binary's command line, which
+//!    picks a [`variant::Variant`] at run time and dispatches once into
+//!    generic code with [`with_rules!`].
+
+pub mod game;
+pub mod geometry;
+pub mod movegen;
+pub mod notation;
+pub mod position;
+pub mod rules;
+pub mod tools;
+pub mod variant;
+
+pub use game::{DrawReason, Game, Outcome};
+pub use movegen::{Move, MoveList};
+pub use position::Position;
+pub use rules::{Color, Rules};
+pub use variant::Variant;

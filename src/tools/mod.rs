@@ -1,0 +1,3 @@
+//! Command-line tools: perft (and later bench, match, analyse).
+
+pub mod perft;
