@@ -182,15 +182,8 @@ impl<R: Rules> Position<R> {
         let was_king = self.kings & from != 0;
         let becomes_king = was_king || mv.promote;
 
-        self.pieces[us] ^= from ^ to;
-        self.kings &= !from;
-        if becomes_king {
-            self.kings |= to;
-        }
-        let z = &ZOBRIST[us];
-        self.key ^=
-            z[was_king as usize][mv.from as usize] ^ z[becomes_king as usize][mv.to as usize];
-
+        // Captured pieces first: in Turkish a capture can end on the square
+        // of a piece it took earlier in the chain.
         if mv.captured != 0 {
             let zt = &ZOBRIST[them];
             for b in Bits(mv.captured) {
@@ -200,6 +193,15 @@ impl<R: Rules> Position<R> {
             self.pieces[them] &= !mv.captured;
             self.kings &= !mv.captured;
         }
+
+        self.pieces[us] ^= from ^ to;
+        self.kings &= !from;
+        if becomes_king {
+            self.kings |= to;
+        }
+        let z = &ZOBRIST[us];
+        self.key ^=
+            z[was_king as usize][mv.from as usize] ^ z[becomes_king as usize][mv.to as usize];
         self.side = self.side.flip();
         self.key ^= ZOBRIST_BLACK;
     }
