@@ -84,6 +84,9 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     const TOP_ROW: Bitboard;
     /// Bottom row (White's back rank; Black men promote here).
     const BOTTOM_ROW: Bitboard;
+    /// Squares of each rank, 0 = bottom (White's side); ranks past
+    /// `HEIGHT` are empty.
+    const RANKS: [Bitboard; 10];
 
     /// Shifts every bit of `b` one step in direction `d`; bits that leave
     /// the board are dropped or land on ghosts.
@@ -127,6 +130,17 @@ const fn ghost_row(h: usize, row: usize) -> u64 {
     m
 }
 
+/// Rank masks (0 = bottom) of a ghost layout.
+const fn ghost_ranks(h: usize, rows: usize) -> [u64; 10] {
+    let mut r = [0u64; 10];
+    let mut rank = 0;
+    while rank < rows {
+        r[rank] = ghost_row(h, rows - 1 - rank);
+        rank += 1;
+    }
+    r
+}
+
 macro_rules! diagonal_geometry {
     ($(#[$doc:meta])* $name:ident, $h:expr, $rows:expr) => {
         $(#[$doc])*
@@ -141,6 +155,7 @@ macro_rules! diagonal_geometry {
             const DIAGONAL: bool = true;
             const TOP_ROW: Bitboard = ghost_row($h, 0);
             const BOTTOM_ROW: Bitboard = ghost_row($h, $rows - 1);
+            const RANKS: [Bitboard; 10] = ghost_ranks($h, $rows);
 
             #[inline(always)]
             fn step(b: Bitboard, d: Dir) -> Bitboard {
@@ -215,6 +230,18 @@ impl Geometry for Ortho8 {
     const DIAGONAL: bool = false;
     const TOP_ROW: Bitboard = 0xFF00_0000_0000_0000;
     const BOTTOM_ROW: Bitboard = 0xFF;
+    const RANKS: [Bitboard; 10] = [
+        0xFF,
+        0xFF << 8,
+        0xFF << 16,
+        0xFF << 24,
+        0xFF << 32,
+        0xFF << 40,
+        0xFF << 48,
+        0xFF << 56,
+        0,
+        0,
+    ];
 
     #[inline(always)]
     fn step(b: Bitboard, d: Dir) -> Bitboard {
@@ -298,6 +325,12 @@ mod tests {
         }
         for b in Bits(G::BOTTOM_ROW) {
             assert_eq!(G::coords(G::square(b)).1, 0);
+        }
+        for (rank, &mask) in G::RANKS.iter().enumerate() {
+            for s in 0..G::NUM_SQUARES {
+                let on = G::coords(s).1 == rank;
+                assert_eq!(mask & G::bit(s) != 0, on, "rank {rank} square {s}");
+            }
         }
     }
 

@@ -5,17 +5,22 @@
 //! 2. [`rules`] (one file per variant), [`movegen`], [`position`] and
 //!    hashing, [`notation`] (FEN, move text, diagrams), [`game`] (end and
 //!    draw rules);
-//! 3. the faces: [`tools`] (perft) and the binary's command line, which
-//!    picks a [`variant::Variant`] at run time and dispatches once into
-//!    generic code with [`with_rules!`].
+//! 3. [`eval`] (one file per variant) and the transposition table [`tt`];
+//! 4. [`search`] and its threads and time management;
+//! 5. the faces: [`tools`] (perft, bench, search) and the binary's command
+//!    line, which picks a [`variant::Variant`] at run time and dispatches
+//!    once into generic code with [`with_rules!`].
 
+pub mod eval;
 pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
 pub mod position;
 pub mod rules;
+pub mod search;
 pub mod tools;
+pub mod tt;
 pub mod variant;
 
 pub use game::{DrawReason, Game, Outcome};

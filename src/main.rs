@@ -1,11 +1,16 @@
 //! The `kondavo` command line.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use kondavo::notation::fen::parse_fen;
 use kondavo::position::Position;
-use kondavo::tools::perft::{self, PerftOptions};
+use kondavo::search::Limits;
+use kondavo::tools::{
+    self,
+    perft::{self, PerftOptions},
+};
 use kondavo::{with_rules, Variant};
 
 /// kondavo: a draughts engine for English, Italian, International,
@@ -44,6 +49,90 @@ enum Command {
         #[arg(long)]
         keep_duplicates: bool,
     },
+    /// Search one position and print each iteration and the best move.
+    Search {
+        /// Rule set (as for perft).
+        #[arg(long, default_value = "international")]
+        variant: Variant,
+        /// Position (PDN FEN); the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Fixed depth.
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Fixed time in seconds.
+        #[arg(long)]
+        movetime: Option<f64>,
+        /// Fixed node count.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MiB.
+        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
+        hash: usize,
+    },
+    /// Search the fixed bench positions to a fixed depth; the node count is
+    /// a signature of the search.
+    Bench {
+        /// One rule set, or all of them when absent.
+        #[arg(long)]
+        variant: Option<Variant>,
+        /// Depth (default: per variant).
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
+}
+
+/// Bench depth per variant when none is given: a second or so each.
+fn bench_depth(v: Variant) -> i32 {
+    match v {
+        Variant::International => 12,
+        Variant::Turkish => 11,
+        Variant::English | Variant::Italian => 16,
+        _ => 14,
+    }
+}
+
+fn run_search(
+    variant: Variant,
+    fen: Option<&str>,
+    limits: Limits,
+    threads: usize,
+    hash: usize,
+) -> Result<(), String> {
+    with_rules!(variant, R => {
+        let pos: Position<R> = match fen {
+            Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
+            None => Position::start(),
+        };
+        tools::search::run_search(pos, limits, threads, hash, &mut |l| println!("{l}"));
+        Ok(())
+    })
+}
+
+fn run_bench(variant: Option<Variant>, depth: Option<i32>, threads: usize, hash: usize) {
+    let variants: Vec<Variant> = match variant {
+        Some(v) => vec![v],
+        None => Variant::ALL.to_vec(),
+    };
+    let mut nodes = 0;
+    let mut time = 0.0;
+    for v in variants {
+        let d = depth.unwrap_or_else(|| bench_depth(v));
+        let (n, t) = with_rules!(v, R => tools::search::bench::<R>(d, threads, hash, &mut |l| println!("{l}")));
+        nodes += n;
+        time += t.as_secs_f64();
+    }
+    let nps = if time > 0.0 { nodes as f64 / time } else { 0.0 };
+    println!("bench nodes={nodes} time={time:.3} nps={nps:.0}");
 }
 
 fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result<(), String> {
@@ -85,6 +174,36 @@ fn main() -> ExitCode {
                 keep_duplicates,
             };
             run_perft(variant, fen.as_deref(), &opts)
+        }
+        Some(Command::Search {
+            variant,
+            fen,
+            depth,
+            movetime,
+            nodes,
+            threads,
+            hash,
+        }) => {
+            let limits = if depth.is_none() && nodes.is_none() && movetime.is_none() {
+                Limits::movetime(Duration::from_secs(5))
+            } else {
+                Limits {
+                    depth,
+                    nodes,
+                    movetime: movetime.map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+                    ..Default::default()
+                }
+            };
+            run_search(variant, fen.as_deref(), limits, threads, hash)
+        }
+        Some(Command::Bench {
+            variant,
+            depth,
+            threads,
+            hash,
+        }) => {
+            run_bench(variant, depth, threads, hash);
+            Ok(())
         }
     };
     match result {

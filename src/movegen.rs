@@ -479,15 +479,20 @@ pub fn quiets<R: Rules>(pos: &Position<R>, list: &mut MoveList) {
 }
 
 /// Whether the side to move has a capture.
+#[inline]
 pub fn has_capture<R: Rules>(pos: &Position<R>) -> bool {
-    let side = pos.side();
+    side_has_capture(pos, pos.side())
+}
+
+/// Whether `side` would have a capture if it were to move (for the
+/// opponent: a threat).
+pub fn side_has_capture<R: Rules>(pos: &Position<R>, side: Color) -> bool {
     let empty = pos.empty();
     if men_that_capture(pos, side, empty) != 0 {
         return true;
     }
     let victims = pos.pieces(side.flip());
     for k in Bits(pos.kings_of(side)) {
-        let empty = empty | k;
         for d in 0..4 {
             let mut sq = R::Geo::step(k, d);
             if R::FLYING_KINGS {

@@ -149,3 +149,21 @@ fn is_subsequence(needle: &[u8], hay: &[u8]) -> bool {
     let mut it = hay.iter();
     needle.iter().all(|n| it.any(|h| h == n))
 }
+
+/// Writes a line of moves from `pos` in PDN notation, each move in the
+/// position where it is played. Stops at the first move that is not legal
+/// (a line from a stale table entry).
+pub fn line_to_pdn<R: Rules>(pos: &Position<R>, line: &[Move]) -> Vec<String> {
+    let mut p = *pos;
+    let mut out = Vec::new();
+    for mv in line {
+        let mut legal = MoveList::new();
+        generate(&p, &mut legal);
+        if !legal.contains(mv) {
+            break;
+        }
+        out.push(move_to_pdn(&p, mv));
+        p.play(mv);
+    }
+    out
+}

@@ -1,3 +1,4 @@
-//! Command-line tools: perft (and later bench, match, analyse).
+//! Command-line tools: perft, search and bench.
 
 pub mod perft;
+pub mod search;

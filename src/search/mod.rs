@@ -1,0 +1,839 @@
+//! The search: iterative deepening PVS with aspiration windows, a
+//! quiescence search that resolves captures and looks one ply at capture
+//! threats, a shared transposition table, killer and history ordering, late
+//! move reductions, a reduced-depth pruning test in place of null move, and
+//! draw detection inside the tree.
+//!
+//! Generic over `R: Evaluate`; the search never sees the run-time variant.
+//! [`threads::Searcher`] runs one [`Worker`] per thread (Lazy SMP).
+
+pub mod threads;
+pub mod time;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::eval::Evaluate;
+use crate::movegen::{captures, generate, quiets, side_has_capture, Move, MoveList};
+use crate::position::Position;
+use crate::tt::{Bound, TranspositionTable, TtMove};
+pub use time::{Limits, TimeManager};
+
+/// A score in centi-men from the side to move's point of view.
+pub type Score = i32;
+
+/// Larger than any score.
+pub const INF: Score = 32_000;
+/// The score of a won position at the root; a win in `n` plies is
+/// `WIN - n`.
+pub const WIN: Score = 31_000;
+/// Scores beyond this are wins or losses at a known distance.
+pub const WIN_BOUND: Score = WIN - 1_000;
+
+/// Deepest ply the search can reach.
+pub const MAX_PLY: usize = 128;
+
+// ---- Tuning constants -----------------------------------------------------
+
+/// Iterations from this depth on start with an aspiration window.
+const ASPIRATION_MIN_DEPTH: i32 = 4;
+/// Half-width of the first aspiration window (centi-men); doubled on each
+/// failure.
+const ASPIRATION_WINDOW: Score = 15;
+/// The reduced-depth pruning test (Scan's substitute for null move) runs at
+/// non-PV nodes from this depth...
+const PRUNE_MIN_DEPTH: i32 = 3;
+/// ...against `beta + PRUNE_MARGIN_PER_DEPTH * depth`...
+const PRUNE_MARGIN_PER_DEPTH: Score = 10;
+/// ...with a search of this percentage of the depth.
+const PRUNE_DEPTH_PERCENT: i32 = 40;
+/// Late move reductions from this depth...
+const LMR_MIN_DEPTH: i32 = 2;
+/// ...after this many moves at PV nodes...
+const LMR_PV_MOVES: usize = 3;
+/// ...and this many at other nodes...
+const LMR_NON_PV_MOVES: usize = 1;
+/// ...reducing by two plies after this many moves at non-PV nodes.
+const LMR_DEEP_MOVES: usize = 4;
+/// Nodes between two looks at the clock and the stop flag.
+const CHECK_EVERY: u64 = 1024;
+/// History bonuses saturate around this value.
+const HISTORY_MAX: i32 = 16_384;
+
+// ---- Shared state ---------------------------------------------------------
+
+/// State shared by all search threads.
+#[derive(Debug)]
+pub struct Shared {
+    /// Set to stop every thread.
+    pub stop: AtomicBool,
+    /// Nodes searched by all threads in the current search.
+    pub nodes: AtomicU64,
+    /// The search is pondering: no clock until `ponder-hit`.
+    pub pondering: AtomicBool,
+    /// The transposition table.
+    pub tt: TranspositionTable,
+}
+
+impl Shared {
+    /// Shared state with a table of `hash_mib` MiB.
+    pub fn new(hash_mib: usize) -> Self {
+        Shared {
+            stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            pondering: AtomicBool::new(false),
+            tt: TranspositionTable::new(hash_mib),
+        }
+    }
+}
+
+/// One line of search output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Info {
+    /// Nominal depth of the iteration.
+    pub depth: i32,
+    /// Average depth of the leaves of this iteration.
+    pub mean_depth: f64,
+    /// Deepest ply reached.
+    pub seldepth: usize,
+    /// Score from the side to move's point of view.
+    pub score: Score,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+    /// Index of the line (1 = best) in multi-PV mode.
+    pub multipv: usize,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchResult {
+    /// Best move (`None` when the side to move has no legal move).
+    pub best: Option<Move>,
+    /// Expected reply.
+    pub ponder: Option<Move>,
+    /// Score of the best move.
+    pub score: Score,
+    /// Depth of the last completed iteration.
+    pub depth: i32,
+    /// Nodes searched (all threads).
+    pub nodes: u64,
+    /// Time taken.
+    pub time: Duration,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+    /// All lines of the last iteration in multi-PV mode (best first).
+    pub lines: Vec<Info>,
+}
+
+/// What a thread is asked to search.
+#[derive(Clone, Debug)]
+pub struct Job<R: Evaluate> {
+    /// Root position.
+    pub root: Position<R>,
+    /// Keys of the game's positions before the root, oldest first (only the
+    /// last `reversible` matter).
+    pub history: Vec<u64>,
+    /// Plies since the last capture or man move, at the root.
+    pub reversible: u32,
+    /// Limits.
+    pub limits: Limits,
+    /// Number of lines to search (1 = normal search).
+    pub multipv: usize,
+    /// When the search started (all threads share it).
+    pub start: Instant,
+    /// Search with pondering semantics (no clock until ponder-hit).
+    pub ponder: bool,
+}
+
+/// A win or loss score converted for the table (distance from this node).
+fn to_tt(score: Score, ply: usize) -> Score {
+    if score > WIN_BOUND {
+        score + ply as Score
+    } else if score < -WIN_BOUND {
+        score - ply as Score
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: Score, ply: usize) -> Score {
+    if score > WIN_BOUND {
+        score - ply as Score
+    } else if score < -WIN_BOUND {
+        score + ply as Score
+    } else {
+        score
+    }
+}
+
+/// A root move and what the last iteration said of it.
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    score: Score,
+    pv: Vec<Move>,
+}
+
+/// One search thread's state: ordering tables, the path, the PV.
+pub struct Worker<R: Evaluate> {
+    /// Thread index (0 = main).
+    pub id: usize,
+    shared: Arc<Shared>,
+    killers: Vec<[Option<Move>; 2]>,
+    /// History scores indexed by [from bit][to bit].
+    history: Vec<[i32; 64]>,
+    /// Zobrist keys along the current path, by ply.
+    keys: Vec<u64>,
+    game_keys: Vec<u64>,
+    pv: Vec<Vec<Move>>,
+    local_nodes: u64,
+    nodes: u64,
+    seldepth: usize,
+    leaf_plies: u64,
+    leaves: u64,
+    root_depth: i32,
+    tm: TimeManager,
+    limits: Limits,
+    pondering: bool,
+    stopped: bool,
+    root_moves: Vec<RootMove>,
+    rules: std::marker::PhantomData<R>,
+}
+
+impl<R: Evaluate> std::fmt::Debug for Worker<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Worker {{ id: {}, nodes: {} }}", self.id, self.nodes)
+    }
+}
+
+impl<R: Evaluate> Worker<R> {
+    /// A worker for thread `id`.
+    pub fn new(id: usize, shared: Arc<Shared>) -> Self {
+        Worker {
+            id,
+            shared,
+            killers: vec![[None; 2]; MAX_PLY + 2],
+            history: vec![[0; 64]; 64],
+            keys: vec![0; MAX_PLY + 2],
+            game_keys: Vec::new(),
+            pv: vec![Vec::new(); MAX_PLY + 2],
+            local_nodes: 0,
+            nodes: 0,
+            seldepth: 0,
+            leaf_plies: 0,
+            leaves: 0,
+            root_depth: 0,
+            tm: TimeManager::new(&Limits::default(), Instant::now()),
+            limits: Limits::default(),
+            pondering: false,
+            stopped: false,
+            root_moves: Vec::new(),
+            rules: std::marker::PhantomData,
+        }
+    }
+
+    /// Forgets what was learnt (new game).
+    pub fn clear(&mut self) {
+        for h in &mut self.history {
+            *h = [0; 64];
+        }
+        for k in &mut self.killers {
+            *k = [None; 2];
+        }
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.local_nodes, Ordering::Relaxed);
+        self.local_nodes = 0;
+    }
+
+    /// Counts a node; every `CHECK_EVERY` nodes looks at the stop flag, and
+    /// the main thread at the clock and the node budget.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        self.local_nodes += 1;
+        if self.local_nodes >= CHECK_EVERY {
+            self.flush_nodes();
+            self.check_limits();
+        }
+    }
+
+    fn check_limits(&mut self) {
+        if self.shared.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+            return;
+        }
+        if self.id != 0 {
+            return;
+        }
+        if self.pondering && !self.shared.pondering.load(Ordering::Relaxed) {
+            // Ponder hit: our clock starts now.
+            self.pondering = false;
+            self.tm.restart();
+        }
+        let over_time = !self.pondering && self.tm.hard_expired();
+        let over_nodes = self
+            .limits
+            .nodes
+            .is_some_and(|n| self.shared.nodes.load(Ordering::Relaxed) >= n);
+        if over_time || over_nodes {
+            self.shared.stop.store(true, Ordering::Relaxed);
+            self.stopped = true;
+        }
+    }
+
+    /// Whether the position at `ply` is drawn by the N-move rule or repeats
+    /// an earlier position (once is enough inside the tree).
+    fn is_draw(&self, ply: usize, reversible: u32) -> bool {
+        if let Some(n) = R::DRAW_MOVES {
+            if reversible >= 2 * n {
+                return true;
+            }
+        }
+        let key = self.keys[ply];
+        let mut back = 2;
+        while back <= reversible as usize {
+            let k = if back <= ply {
+                self.keys[ply - back]
+            } else {
+                match self.game_keys.len().checked_sub(back - ply) {
+                    Some(i) => self.game_keys[i],
+                    None => break,
+                }
+            };
+            if k == key {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    fn order_score(&self, mv: &Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        if Some(*mv) == tt_move {
+            return 1 << 30;
+        }
+        let mut s = 0;
+        if mv.is_capture() {
+            s += 1 << 24;
+        }
+        if mv.promote {
+            s += 1 << 23;
+        }
+        if self.killers[ply][0] == Some(*mv) {
+            s += 1 << 21;
+        } else if self.killers[ply][1] == Some(*mv) {
+            s += 1 << 20;
+        }
+        s + self.history[mv.from as usize][mv.to as usize]
+    }
+
+    fn reward(&mut self, mv: &Move, ply: usize, depth: i32, tried: &[Move]) {
+        if mv.is_capture() {
+            return;
+        }
+        if self.killers[ply][0] != Some(*mv) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(*mv);
+        }
+        let bonus = (depth * depth).min(400);
+        let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
+        update(&mut self.history[mv.from as usize][mv.to as usize], bonus);
+        for m in tried {
+            if m != mv && !m.is_capture() {
+                update(&mut self.history[m.from as usize][m.to as usize], -bonus);
+            }
+        }
+    }
+
+    /// Quiescence search: captures are forced, so a position with a capture
+    /// is never a leaf; a quiet position where the opponent threatens a
+    /// capture is looked at one ply deeper (once per line).
+    fn qsearch(
+        &mut self,
+        pos: &Position<R>,
+        mut alpha: Score,
+        beta: Score,
+        ply: usize,
+        threat_done: bool,
+    ) -> Score {
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 1 {
+            return R::evaluate(pos);
+        }
+        let mut list = MoveList::new();
+        captures(pos, &mut list);
+        let threat = list.is_empty() && !threat_done && side_has_capture(pos, pos.side().flip());
+        if list.is_empty() && !threat {
+            self.leaves += 1;
+            self.leaf_plies += ply as u64;
+            let stand = R::evaluate(pos);
+            if stand < beta && crate::movegen::count_quiets(pos) == 0 {
+                return -WIN + ply as Score;
+            }
+            return stand;
+        }
+        if list.is_empty() {
+            quiets(pos, &mut list);
+            if list.is_empty() {
+                return -WIN + ply as Score;
+            }
+        }
+        let mut best = -INF;
+        for mv in &list {
+            let child = pos.played(mv);
+            self.keys[ply + 1] = child.key();
+            let s = -self.qsearch(&child, -beta, -alpha, ply + 1, threat_done || threat);
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Alpha-beta search of a node below the root. `PV` is true on the
+    /// principal variation (open window).
+    fn search<const PV: bool>(
+        &mut self,
+        pos: &Position<R>,
+        depth: i32,
+        mut alpha: Score,
+        mut beta: Score,
+        ply: usize,
+        reversible: u32,
+    ) -> Score {
+        self.pv[ply].clear();
+        if self.is_draw(ply, reversible) {
+            return 0;
+        }
+        // Mate distance pruning.
+        alpha = alpha.max(-WIN + ply as Score);
+        beta = beta.min(WIN - ply as Score - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 2 {
+            return self.qsearch(pos, alpha, beta, ply, false);
+        }
+        self.count_node();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+
+        let key = pos.key();
+        let entry = self.shared.tt.probe(key);
+        let mut tt_move_packed = None;
+        if let Some(e) = entry {
+            tt_move_packed = e.mv;
+            let s = from_tt(e.score, ply);
+            if !PV && (e.depth >= depth || s.abs() > WIN_BOUND) {
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+
+        let mut list = MoveList::new();
+        generate(pos, &mut list);
+        if list.is_empty() {
+            return -WIN + ply as Score;
+        }
+        let forced = list[0].is_capture();
+        let tt_move = tt_move_packed.and_then(|m| m.to_move(&list));
+
+        // Reduced-depth pruning test (no null move in draughts: zugzwang is
+        // everywhere). If a shallow search clears beta by a margin, trust it.
+        if !PV && depth >= PRUNE_MIN_DEPTH && !forced && beta.abs() < WIN_BOUND {
+            let bound = beta + PRUNE_MARGIN_PER_DEPTH * depth;
+            let d = depth * PRUNE_DEPTH_PERCENT / 100;
+            let s = self.search::<false>(pos, d, bound - 1, bound, ply, reversible);
+            if self.stopped {
+                return 0;
+            }
+            if s >= bound {
+                return s - PRUNE_MARGIN_PER_DEPTH * depth;
+            }
+        }
+
+        // A forced reply (single legal move) costs no depth.
+        let extension = (list.len() == 1 && (ply as i32) < 2 * self.root_depth) as i32;
+
+        // Move ordering: scores kept beside generation-order indices, so the
+        // table can store the best move's index in the generated list.
+        let mut order: arrayvec::ArrayVec<(i32, u16), { crate::movegen::MAX_MOVES }> = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (self.order_score(m, tt_move, ply), i as u16))
+            .collect();
+        let original_alpha = alpha;
+        let mut best = -INF;
+        let mut best_index = 0;
+        let mut tried: [Move; 64] = [Move::default(); 64];
+        let mut n_tried = 0;
+        for i in 0..order.len() {
+            // Selection sort: bring the best remaining move forward.
+            let mut j = i;
+            for k in i + 1..order.len() {
+                if order[k].0 > order[j].0 {
+                    j = k;
+                }
+            }
+            order.swap(i, j);
+            let (move_score, index) = order[i];
+            let mv = list[index as usize];
+            let child = pos.played(&mv);
+            let child_rev = if pos.is_irreversible(&mv) {
+                0
+            } else {
+                reversible + 1
+            };
+            self.keys[ply + 1] = child.key();
+            let new_depth = depth - 1 + extension;
+
+            let score = if i == 0 {
+                -self.search::<PV>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
+            } else {
+                let mut r = 0;
+                let late = if PV { LMR_PV_MOVES } else { LMR_NON_PV_MOVES };
+                if depth >= LMR_MIN_DEPTH
+                    && !forced
+                    && !mv.promote
+                    && i >= late
+                    && move_score < 1 << 20
+                {
+                    r = 1 + (!PV && i >= LMR_DEEP_MOVES) as i32;
+                    r = r.min(new_depth - 1).max(0);
+                }
+                let mut s = -self.search::<false>(
+                    &child,
+                    new_depth - r,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    child_rev,
+                );
+                if s > alpha && r > 0 && !self.stopped {
+                    s = -self.search::<false>(
+                        &child,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        child_rev,
+                    );
+                }
+                if PV && s > alpha && s < beta && !self.stopped {
+                    s = -self.search::<true>(&child, new_depth, -beta, -alpha, ply + 1, child_rev);
+                }
+                s
+            };
+            if self.stopped {
+                return 0;
+            }
+            if n_tried < tried.len() {
+                tried[n_tried] = mv;
+                n_tried += 1;
+            }
+            if score > best {
+                best = score;
+                best_index = index as usize;
+                if score > alpha {
+                    alpha = score;
+                    if PV {
+                        let (head, tail) = self.pv.split_at_mut(ply + 1);
+                        head[ply].clear();
+                        head[ply].push(mv);
+                        head[ply].extend_from_slice(&tail[0]);
+                    }
+                    if score >= beta {
+                        self.reward(&mv, ply, depth, &tried[..n_tried]);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let tt_mv = Some(TtMove::new(&list, best_index));
+        self.shared
+            .tt
+            .store(key, to_tt(best, ply), depth, bound, tt_mv);
+        best
+    }
+
+    /// Searches the root moves (skipping `skip`) at `depth` in the window;
+    /// returns the best score and sorts the root moves best first.
+    fn root_search(
+        &mut self,
+        root: &Position<R>,
+        depth: i32,
+        mut alpha: Score,
+        beta: Score,
+        skip: usize,
+        reversible: u32,
+    ) -> Score {
+        self.pv[0].clear();
+        self.count_node();
+        let mut best = -INF;
+        let original_alpha = alpha;
+        let n = self.root_moves.len();
+        for i in skip..n {
+            let mv = self.root_moves[i].mv;
+            let child = root.played(&mv);
+            let child_rev = if root.is_irreversible(&mv) {
+                0
+            } else {
+                reversible + 1
+            };
+            self.keys[1] = child.key();
+            let score = if i == skip {
+                -self.search::<true>(&child, depth - 1, -beta, -alpha, 1, child_rev)
+            } else {
+                let mut s =
+                    -self.search::<false>(&child, depth - 1, -alpha - 1, -alpha, 1, child_rev);
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.search::<true>(&child, depth - 1, -beta, -alpha, 1, child_rev);
+                }
+                s
+            };
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha || i == skip {
+                let mut pv = vec![mv];
+                pv.extend_from_slice(&self.pv[1]);
+                self.root_moves[i].score = score;
+                self.root_moves[i].pv = pv;
+                if score > alpha {
+                    alpha = score;
+                    // Move the new best to the front of the searched lines.
+                    let rm = self.root_moves.remove(i);
+                    self.root_moves.insert(skip, rm);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            } else {
+                self.root_moves[i].score = -INF;
+            }
+        }
+        if !self.stopped && best > original_alpha && best < beta {
+            let gen = {
+                let mut g = MoveList::new();
+                generate(root, &mut g);
+                g
+            };
+            let bm = self.root_moves[skip].mv;
+            let tt_mv = gen
+                .iter()
+                .position(|m| *m == bm)
+                .map(|i| TtMove::new(&gen, i));
+            self.shared
+                .tt
+                .store(root.key(), best, depth, Bound::Exact, tt_mv);
+        }
+        best
+    }
+
+    /// Iterative deepening from `job.root`. The main thread (id 0) calls
+    /// `report` after each iteration; helpers start at different depths.
+    pub fn run(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
+        self.stopped = false;
+        self.nodes = 0;
+        self.local_nodes = 0;
+        self.limits = job.limits.clone();
+        self.tm = TimeManager::new(&job.limits, job.start);
+        self.pondering = job.ponder;
+        let window = (job.reversible as usize).min(job.history.len());
+        self.game_keys = job.history[job.history.len() - window..].to_vec();
+        self.keys[0] = job.root.key();
+
+        let mut list = MoveList::new();
+        generate(&job.root, &mut list);
+        self.root_moves = list
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INF,
+                pv: vec![mv],
+            })
+            .collect();
+        let mut result = SearchResult::default();
+        if self.root_moves.is_empty() {
+            result.score = -WIN;
+            return result;
+        }
+        // Put the table's move first.
+        if let Some(e) = self.shared.tt.probe(job.root.key()) {
+            if let Some(m) = e.mv.and_then(|m| m.to_move(&list)) {
+                if let Some(i) = self.root_moves.iter().position(|r| r.mv == m) {
+                    let rm = self.root_moves.remove(i);
+                    self.root_moves.insert(0, rm);
+                }
+            }
+        }
+        let max_depth = job
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 8)
+            .clamp(1, MAX_PLY as i32 - 8);
+        let multipv = job.multipv.clamp(1, self.root_moves.len());
+        let timed_single_reply =
+            self.root_moves.len() == 1 && self.tm.is_timed() && !job.limits.infinite;
+        let mut last_score: Score = 0;
+        let mut depth = 1 + (self.id % 2) as i32;
+        while depth <= max_depth {
+            self.root_depth = depth;
+            self.seldepth = 0;
+            self.leaves = 0;
+            self.leaf_plies = 0;
+            let mut lines = Vec::new();
+            for k in 0..multipv {
+                let score =
+                    if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last_score.abs() < WIN_BOUND {
+                        self.aspiration(&job.root, depth, last_score, job.reversible)
+                    } else {
+                        self.root_search(&job.root, depth, -INF, INF, k, job.reversible)
+                    };
+                if self.stopped {
+                    break;
+                }
+                if k == 0 {
+                    last_score = score;
+                }
+                let rm = &self.root_moves[k];
+                lines.push(Info {
+                    depth,
+                    mean_depth: if self.leaves > 0 {
+                        self.leaf_plies as f64 / self.leaves as f64
+                    } else {
+                        depth as f64
+                    },
+                    seldepth: self.seldepth,
+                    score: rm.score,
+                    nodes: self.shared.nodes.load(Ordering::Relaxed) + self.local_nodes,
+                    time: job.start.elapsed(),
+                    pv: rm.pv.clone(),
+                    multipv: k + 1,
+                });
+            }
+            if self.stopped && lines.is_empty() {
+                // An aborted iteration: keep its best move only if it was
+                // searched fully and beat the last iteration's.
+                break;
+            }
+            let complete = lines.len() == multipv;
+            if complete {
+                let best = &self.root_moves[0];
+                result.best = Some(best.mv);
+                result.ponder = best.pv.get(1).copied();
+                result.score = best.score;
+                result.depth = depth;
+                result.pv = best.pv.clone();
+                for l in &lines {
+                    report(l);
+                }
+                result.lines = lines;
+            }
+            if self.stopped {
+                break;
+            }
+            if self.id == 0 {
+                if timed_single_reply {
+                    break;
+                }
+                if !self.pondering && self.tm.soft_expired() {
+                    break;
+                }
+                // A proven result at this depth will not change.
+                if result.score.abs() > WIN_BOUND
+                    && depth > (WIN - result.score.abs()) + 2
+                    && !job.limits.infinite
+                {
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        if result.best.is_none() {
+            let rm = &self.root_moves[0];
+            result.best = Some(rm.mv);
+            result.pv = rm.pv.clone();
+            result.ponder = rm.pv.get(1).copied();
+        }
+        self.flush_nodes();
+        result.nodes = self.shared.nodes.load(Ordering::Relaxed);
+        result.time = job.start.elapsed();
+        result
+    }
+
+    fn aspiration(
+        &mut self,
+        root: &Position<R>,
+        depth: i32,
+        last: Score,
+        reversible: u32,
+    ) -> Score {
+        let mut delta = ASPIRATION_WINDOW;
+        let mut alpha = (last - delta).max(-INF);
+        let mut beta = (last + delta).min(INF);
+        loop {
+            let s = self.root_search(root, depth, alpha, beta, 0, reversible);
+            if self.stopped {
+                return s;
+            }
+            if s <= alpha {
+                alpha = (alpha - delta).max(-INF);
+            } else if s >= beta {
+                beta = (beta + delta).min(INF);
+            } else {
+                return s;
+            }
+            delta *= 2;
+            if delta > 500 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    /// Nodes this worker searched in its last run.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}

@@ -1,0 +1,193 @@
+//! Lazy SMP: persistent worker threads sharing the transposition table, a
+//! stop flag and a node counter. Every thread searches the same root;
+//! helpers start one iteration deeper on odd threads so the threads spread
+//! over depths, and what one finds reaches the others through the table.
+//! The calling thread is the main worker: it watches the clock, reports
+//! progress, and stops the helpers when it is done. The result of the
+//! thread that completed the deepest iteration is returned.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::{Info, Job, SearchResult, Shared, Worker};
+use crate::eval::Evaluate;
+
+/// Default hash size in MiB.
+pub const DEFAULT_HASH_MIB: usize = 64;
+
+struct Helper<R: Evaluate> {
+    jobs: Sender<HelperMsg<R>>,
+    results: Receiver<SearchResult>,
+    handle: Option<JoinHandle<()>>,
+}
+
+enum HelperMsg<R: Evaluate> {
+    Search(Box<Job<R>>),
+    Clear,
+}
+
+/// A handle to stop a running search (or signal a ponder hit) from another
+/// thread.
+#[derive(Clone, Debug)]
+pub struct SearchHandle(Arc<Shared>);
+
+impl SearchHandle {
+    /// Stops the search as soon as possible.
+    pub fn stop(&self) {
+        self.0.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The opponent played the move we pondered on: our clock starts.
+    pub fn ponder_hit(&self) {
+        self.0.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was requested.
+    pub fn is_stopped(&self) -> bool {
+        self.0.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The search engine for one rule set: a main worker, persistent helper
+/// threads and the shared table.
+pub struct Searcher<R: Evaluate> {
+    shared: Arc<Shared>,
+    main: Box<Worker<R>>,
+    helpers: Vec<Helper<R>>,
+}
+
+impl<R: Evaluate> std::fmt::Debug for Searcher<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Searcher {{ threads: {} }}", self.helpers.len() + 1)
+    }
+}
+
+impl<R: Evaluate> Searcher<R> {
+    /// A searcher with `threads` threads and a `hash_mib` MiB table.
+    pub fn new(threads: usize, hash_mib: usize) -> Self {
+        let shared = Arc::new(Shared::new(hash_mib));
+        let mut s = Searcher {
+            main: Box::new(Worker::new(0, shared.clone())),
+            shared,
+            helpers: Vec::new(),
+        };
+        s.set_threads(threads);
+        s
+    }
+
+    /// Changes the number of threads (1 = main thread only).
+    pub fn set_threads(&mut self, threads: usize) {
+        let threads = threads.clamp(1, 256);
+        self.stop_helpers();
+        for id in 1..threads {
+            let (job_tx, job_rx) = channel::<HelperMsg<R>>();
+            let (res_tx, res_rx) = channel::<SearchResult>();
+            let shared = self.shared.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("search-{id}"))
+                .stack_size(32 << 20)
+                .spawn(move || {
+                    let mut worker = Worker::<R>::new(id, shared);
+                    while let Ok(msg) = job_rx.recv() {
+                        match msg {
+                            HelperMsg::Search(job) => {
+                                let r = worker.run(&job, &mut |_| {});
+                                if res_tx.send(r).is_err() {
+                                    break;
+                                }
+                            }
+                            HelperMsg::Clear => worker.clear(),
+                        }
+                    }
+                })
+                .ok();
+            self.helpers.push(Helper {
+                jobs: job_tx,
+                results: res_rx,
+                handle,
+            });
+        }
+    }
+
+    /// Number of threads.
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
+    }
+
+    fn stop_helpers(&mut self) {
+        for h in self.helpers.drain(..) {
+            drop(h.jobs);
+            if let Some(handle) = h.handle {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// Resizes the table (its contents are lost).
+    pub fn set_hash(&mut self, mib: usize) {
+        let threads = self.threads();
+        self.stop_helpers();
+        self.shared = Arc::new(Shared::new(mib));
+        *self.main = Worker::new(0, self.shared.clone());
+        self.set_threads(threads);
+    }
+
+    /// Forgets everything learnt (new game).
+    pub fn clear(&mut self) {
+        self.shared.tt.clear();
+        self.main.clear();
+        for h in &self.helpers {
+            let _ = h.jobs.send(HelperMsg::Clear);
+        }
+    }
+
+    /// A handle for stopping the search from another thread.
+    pub fn handle(&self) -> SearchHandle {
+        SearchHandle(self.shared.clone())
+    }
+
+    /// Searches `job` on all threads; blocks until done, calling `report`
+    /// with each iteration's lines. A search in pondering or infinite mode
+    /// that finishes early waits for a stop (or ponder hit) before
+    /// returning, as the protocols require.
+    pub fn search(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
+        self.shared.stop.store(false, Ordering::Relaxed);
+        self.shared.nodes.store(0, Ordering::Relaxed);
+        self.shared.pondering.store(job.ponder, Ordering::Relaxed);
+        self.shared.tt.new_search();
+        for h in &self.helpers {
+            let _ = h.jobs.send(HelperMsg::Search(Box::new(job.clone())));
+        }
+        let mut result = self.main.run(job, report);
+        while (job.limits.infinite || self.shared.pondering.load(Ordering::Relaxed))
+            && !self.shared.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.shared.stop.store(true, Ordering::Relaxed);
+        for h in &self.helpers {
+            if let Ok(r) = h.results.recv() {
+                if r.best.is_some() && r.depth > result.depth && !r.pv.is_empty() {
+                    result.best = r.best;
+                    result.ponder = r.ponder;
+                    result.score = r.score;
+                    result.depth = r.depth;
+                    result.pv = r.pv;
+                }
+            }
+        }
+        result.nodes = self.shared.nodes.load(Ordering::Relaxed);
+        result.time = job.start.elapsed();
+        result
+    }
+}
+
+impl<R: Evaluate> Drop for Searcher<R> {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        self.stop_helpers();
+    }
+}
