@@ -7,8 +7,8 @@
 //!    draw rules);
 //! 3. [`eval`] (one file per variant) and the transposition table [`tt`];
 //! 4. [`search`] and its threads and time management;
-//! 5. the faces: [`tools`] (perft, bench, search) and the binary's command
-//!    line, which picks a [`variant::Variant`] at run time and dispatches
+//! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
+//!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
 //!    once into generic code with [`with_rules!`].
 
 pub mod eval;
@@ -17,6 +17,7 @@ pub mod geometry;
 pub mod movegen;
 pub mod notation;
 pub mod position;
+pub mod protocol;
 pub mod rules;
 pub mod search;
 pub mod tools;

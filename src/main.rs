@@ -1,11 +1,15 @@
 //! The `kondavo` command line.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use kondavo::notation::fen::parse_fen;
 use kondavo::position::Position;
+use kondavo::protocol::dxp::DxpOptions;
+use kondavo::protocol::hub::Hub;
+use kondavo::protocol::Output;
 use kondavo::search::Limits;
 use kondavo::tools::{
     self,
@@ -24,6 +28,39 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Speak the Hub protocol on stdin/stdout (what plain `kondavo` does).
+    Hub,
+    /// Play International draughts over DXP (TCP): listen as Follower, or
+    /// connect as Initiator with --connect.
+    Dxp {
+        /// TCP port.
+        #[arg(long, default_value_t = 27531)]
+        port: u16,
+        /// Connect to this host and send game requests (Initiator).
+        #[arg(long)]
+        connect: Option<String>,
+        /// Address to listen on (Follower).
+        #[arg(long, default_value = "127.0.0.1")]
+        listen: String,
+        /// Initiator: minutes per player per game.
+        #[arg(long, default_value_t = 5)]
+        minutes: u32,
+        /// Initiator: moves per game (0 = no limit).
+        #[arg(long, default_value_t = 0)]
+        moves: u32,
+        /// Initiator: number of games.
+        #[arg(long, default_value_t = 1)]
+        games: u32,
+        /// Seconds per move when a game request gives no time.
+        #[arg(long, default_value_t = 1.0)]
+        movetime: f64,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MiB.
+        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
+        hash: usize,
+    },
     /// Count the leaves of the legal move tree (move generator check and
     /// speed).
     Perft {
@@ -147,17 +184,52 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
     })
 }
 
+/// The Hub loop on stdin/stdout. A person at a terminal gets one line on
+/// how to get help; a program on a pipe sees nothing but protocol.
+fn run_hub() {
+    // Nothing may reach stderr in protocol mode, not even a panic message.
+    std::panic::set_hook(Box::new(|_| {}));
+    let out = Output::stdout();
+    if std::io::stdin().is_terminal() {
+        out.line(&format!(
+            "info string kondavo {}: Hub protocol; type 'help' for commands, 'quit' to leave",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    Hub::new(out).run(std::io::BufReader::new(std::io::stdin()));
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => {
-            let opts = PerftOptions {
-                depth: 9,
-                divide: false,
-                threads: 1,
-                keep_duplicates: false,
+        None | Some(Command::Hub) => {
+            run_hub();
+            Ok(())
+        }
+        Some(Command::Dxp {
+            port,
+            connect,
+            listen,
+            minutes,
+            moves,
+            games,
+            movetime,
+            threads,
+            hash,
+        }) => {
+            let opts = DxpOptions {
+                port,
+                connect,
+                listen,
+                minutes,
+                moves,
+                games,
+                default_move_time: movetime,
+                threads,
+                hash,
+                ..Default::default()
             };
-            run_perft(Variant::International, None, &opts)
+            kondavo::protocol::dxp::run(&opts, &mut |_| {}).map_err(|e| format!("dxp: {e}"))
         }
         Some(Command::Perft {
             variant,

@@ -45,6 +45,12 @@ impl SearchHandle {
         self.0.pondering.store(false, Ordering::Relaxed);
     }
 
+    /// Clears the stop flag before a search is started from another thread
+    /// (so a stop that arrives before the search begins is not lost).
+    pub fn arm(&self) {
+        self.0.stop.store(false, Ordering::Relaxed);
+    }
+
     /// Whether a stop was requested.
     pub fn is_stopped(&self) -> bool {
         self.0.stop.load(Ordering::Relaxed)
@@ -155,6 +161,12 @@ impl<R: Evaluate> Searcher<R> {
     /// returning, as the protocols require.
     pub fn search(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
         self.shared.stop.store(false, Ordering::Relaxed);
+        self.search_armed(job, report)
+    }
+
+    /// As [`Searcher::search`], but keeps a stop requested since the last
+    /// [`SearchHandle::arm`].
+    pub fn search_armed(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
         self.shared.nodes.store(0, Ordering::Relaxed);
         self.shared.pondering.store(job.ponder, Ordering::Relaxed);
         self.shared.tt.new_search();
