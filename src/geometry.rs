@@ -104,6 +104,9 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
 
     /// Square index at (file, rank), if that square is playable.
     fn from_coords(file: usize, rank: usize) -> Option<usize>;
+
+    /// Whether two bit indices lie on the same rank.
+    fn same_rank(a: u8, b: u8) -> bool;
 }
 
 /// Builds the playable-square mask of a ghost layout with `h` squares per row
@@ -182,6 +185,15 @@ macro_rules! diagonal_geometry {
                 let row = s / $h;
                 let file = 2 * (s % $h) + if row % 2 == 0 { 1 } else { 0 };
                 (file, $rows - 1 - row)
+            }
+
+            #[inline(always)]
+            fn same_rank(a: u8, b: u8) -> bool {
+                let row = |i: u8| {
+                    let s = i as usize - i as usize / (2 * $h + 1);
+                    s / $h
+                };
+                row(a) == row(b)
             }
 
             fn from_coords(file: usize, rank: usize) -> Option<usize> {
@@ -269,6 +281,11 @@ impl Geometry for Ortho8 {
 
     fn from_coords(file: usize, rank: usize) -> Option<usize> {
         (file < 8 && rank < 8).then_some(rank * 8 + file)
+    }
+
+    #[inline(always)]
+    fn same_rank(a: u8, b: u8) -> bool {
+        a >> 3 == b >> 3
     }
 }
 

@@ -214,10 +214,13 @@ impl<R: Rules> Position<R> {
         p
     }
 
-    /// True when `mv` is irreversible: a capture or a man move. The N-move
-    /// rule counter resets on such a move.
+    /// True when `mv` is irreversible: a capture, or a man moving forward.
+    /// The N-move counter and the repetition window restart after such a
+    /// move. (A Turkish man's sideways step can be undone, so it is not.)
     pub fn is_irreversible(&self, mv: &Move) -> bool {
-        mv.captured != 0 || self.kings & (1u64 << mv.from) == 0
+        mv.captured != 0
+            || (self.kings & (1u64 << mv.from) == 0
+                && !<R::Geo as Geometry>::same_rank(mv.from, mv.to))
     }
 
     /// The square index (geometry order) of a bit index.

@@ -97,15 +97,18 @@ fn parse_squares<R: Rules>(item: &str) -> Result<Vec<usize>, NotationError> {
         if !numeric(a) || !numeric(b) {
             return err(format!("FEN range '{item}' must be two square numbers"));
         }
-        let (lo, hi): (usize, usize) = (a.parse().unwrap_or(0), b.parse().unwrap_or(0));
-        if lo > hi {
-            return err(format!("FEN range '{item}' runs backwards"));
-        }
-        if hi > R::Geo::NUM_SQUARES {
+        let (lo, hi): (usize, usize) = (
+            a.parse().unwrap_or(usize::MAX),
+            b.parse().unwrap_or(usize::MAX),
+        );
+        if hi > R::Geo::NUM_SQUARES || lo > R::Geo::NUM_SQUARES {
             return err(format!(
                 "FEN range '{item}' goes past square {}",
                 R::Geo::NUM_SQUARES
             ));
+        }
+        if lo > hi {
+            return err(format!("FEN range '{item}' runs backwards"));
         }
         return (lo..=hi)
             .map(|n| parse_square::<R>(&n.to_string()))

@@ -102,6 +102,9 @@ pub fn parse_square<R: Rules>(text: &str) -> Result<usize, NotationError> {
         }
         let b = t.as_bytes();
         let file = b[0].to_ascii_lowercase().wrapping_sub(b'a') as usize;
+        if t.len() < 2 || t.len() > 3 || !t[1..].bytes().all(|c| c.is_ascii_digit()) {
+            return err(format!("square '{t}' is not a square name"));
+        }
         let rank: usize = t[1..]
             .parse()
             .map_err(|_| NotationError(format!("square '{t}' is not a square name")))?;
