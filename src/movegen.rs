@@ -373,28 +373,53 @@ impl<R: Rules, S: PathSink, const KEEP_DUPS: bool> CaptureGen<'_, R, S, KEEP_DUP
     }
 }
 
-/// Men of `side` that can capture at once (whole-board test).
+/// For each direction, the men of `side` that can jump in it at once
+/// (whole-board test: an enemy piece next to them, an empty square beyond).
 #[inline(always)]
-fn men_that_capture<R: Rules>(pos: &Position<R>, side: Color, empty: Bitboard) -> Bitboard {
+fn man_jumps<R: Rules>(pos: &Position<R>, side: Color, empty: Bitboard) -> [Bitboard; 4] {
     let men = pos.men(side);
     let mut victims = pos.pieces(side.flip());
     if !R::MEN_CAPTURE_KINGS {
         victims &= !pos.kings();
     }
-    let mut froms = 0;
+    let mut froms = [0; 4];
+    if men == 0 {
+        return froms;
+    }
     for &d in R::man_capture_dirs(side) {
         let back = opposite(d);
-        let landing_ok = R::Geo::step(empty, back);
-        froms |= men & R::Geo::step(victims & landing_ok, back);
+        froms[d] = men & R::Geo::step(victims & R::Geo::step(empty, back), back);
     }
     froms
 }
 
+/// Whether a king of `side` can capture (ray scan per king).
+#[inline]
+fn kings_capture<R: Rules>(pos: &Position<R>, side: Color, empty: Bitboard) -> bool {
+    let victims = pos.pieces(side.flip());
+    for k in Bits(pos.kings_of(side)) {
+        for d in 0..4 {
+            let mut sq = R::Geo::step(k, d);
+            if R::FLYING_KINGS {
+                while sq & empty != 0 {
+                    sq = R::Geo::step(sq, d);
+                }
+            }
+            if sq & victims != 0 && R::Geo::step(sq, d) & empty != 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// Generates every legal capture into `list`, with the precedence rule
-/// applied. Routes are recorded in `sink`. `KEEP_DUPS` keeps two routes with
+/// applied, starting the men's chains from the whole-board jump masks
+/// `jumps`. Routes are recorded in `sink`. `KEEP_DUPS` keeps two routes with
 /// the same from, to and captured set as two moves.
-fn gen_captures<R: Rules, S: PathSink, const KEEP_DUPS: bool>(
+fn gen_captures_from<R: Rules, S: PathSink, const KEEP_DUPS: bool>(
     pos: &Position<R>,
+    jumps: &[Bitboard; 4],
     list: &mut MoveList,
     sink: &mut S,
 ) {
@@ -412,18 +437,49 @@ fn gen_captures<R: Rules, S: PathSink, const KEEP_DUPS: bool>(
         empty,
         rules: std::marker::PhantomData,
     };
-    for b in Bits(men_that_capture(pos, side, empty)) {
-        g.from = b;
-        g.by_king = false;
-        g.empty = empty | b;
-        g.man_chain(b, 0, 0);
+    let promo = R::promotion_row(side);
+    for (d, &froms) in jumps.iter().enumerate() {
+        for b in Bits(froms) {
+            // The first jump is known to be possible: make it here and let
+            // the chain go on from the landing square.
+            g.from = b;
+            g.empty = empty | b;
+            let over = R::Geo::step(b, d);
+            let land = R::Geo::step(over, d);
+            let order = g.king_order(over, 0);
+            g.take(over);
+            g.sink.push(bit_index(land) as u8);
+            if land & promo != 0 {
+                match R::MID_CAPTURE_PROMOTION {
+                    MidCapturePromotion::EndsMove => g.add(land, over, true, order),
+                    MidCapturePromotion::ContinueAsKing => {
+                        g.king_chain(land, over, order, d, true, true)
+                    }
+                    MidCapturePromotion::PassThrough => g.man_chain(land, over, order),
+                }
+            } else {
+                g.man_chain(land, over, order);
+            }
+            g.sink.pop();
+            g.untake(over);
+        }
     }
+    g.by_king = true;
     for b in Bits(pos.kings_of(side)) {
         g.from = b;
-        g.by_king = true;
         g.empty = empty | b;
         g.king_chain(b, 0, 0, 0, true, true);
     }
+}
+
+/// Generates every legal capture of the side to move into `list`.
+fn gen_captures<R: Rules, S: PathSink, const KEEP_DUPS: bool>(
+    pos: &Position<R>,
+    list: &mut MoveList,
+    sink: &mut S,
+) {
+    let jumps = man_jumps(pos, pos.side(), pos.empty());
+    gen_captures_from::<R, S, KEEP_DUPS>(pos, &jumps, list, sink);
 }
 
 /// All legal captures (empty when there are none).
@@ -488,24 +544,8 @@ pub fn has_capture<R: Rules>(pos: &Position<R>) -> bool {
 /// opponent: a threat).
 pub fn side_has_capture<R: Rules>(pos: &Position<R>, side: Color) -> bool {
     let empty = pos.empty();
-    if men_that_capture(pos, side, empty) != 0 {
-        return true;
-    }
-    let victims = pos.pieces(side.flip());
-    for k in Bits(pos.kings_of(side)) {
-        for d in 0..4 {
-            let mut sq = R::Geo::step(k, d);
-            if R::FLYING_KINGS {
-                while sq & empty != 0 {
-                    sq = R::Geo::step(sq, d);
-                }
-            }
-            if sq & victims != 0 && R::Geo::step(sq, d) & empty != 0 {
-                return true;
-            }
-        }
-    }
-    false
+    let j = man_jumps(pos, side, empty);
+    (j[0] | j[1] | j[2] | j[3]) != 0 || kings_capture(pos, side, empty)
 }
 
 /// All legal moves: the captures if there are any, else the quiet moves.
@@ -516,8 +556,10 @@ pub fn generate<R: Rules>(pos: &Position<R>, list: &mut MoveList) {
 /// As [`generate`], keeping duplicate capture routes when `KEEP_DUPS`.
 pub fn generate_dups<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>, list: &mut MoveList) {
     list.clear();
-    if has_capture(pos) {
-        gen_captures::<R, NoPath, KEEP_DUPS>(pos, list, &mut NoPath);
+    let empty = pos.empty();
+    let jumps = man_jumps(pos, pos.side(), empty);
+    if (jumps[0] | jumps[1] | jumps[2] | jumps[3]) != 0 || kings_capture(pos, pos.side(), empty) {
+        gen_captures_from::<R, NoPath, KEEP_DUPS>(pos, &jumps, list, &mut NoPath);
     } else {
         quiets(pos, list);
     }
@@ -555,9 +597,11 @@ pub fn count_quiets<R: Rules>(pos: &Position<R>) -> u64 {
 /// Number of legal moves (perft's bulk count at the last ply).
 #[inline]
 pub fn count_legal<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>) -> u64 {
-    if has_capture(pos) {
+    let empty = pos.empty();
+    let jumps = man_jumps(pos, pos.side(), empty);
+    if (jumps[0] | jumps[1] | jumps[2] | jumps[3]) != 0 || kings_capture(pos, pos.side(), empty) {
         let mut list = MoveList::new();
-        gen_captures::<R, NoPath, KEEP_DUPS>(pos, &mut list, &mut NoPath);
+        gen_captures_from::<R, NoPath, KEEP_DUPS>(pos, &jumps, &mut list, &mut NoPath);
         list.len() as u64
     } else {
         count_quiets(pos)

@@ -175,6 +175,13 @@ impl<R: Rules> Position<R> {
     /// incrementally.
     #[inline]
     pub fn play(&mut self, mv: &Move) {
+        self.play_with::<true>(mv);
+    }
+
+    /// Plays a move; with `HASH = false` the key is not updated and is
+    /// stale afterwards (for walks that never look at keys, such as perft).
+    #[inline(always)]
+    pub fn play_with<const HASH: bool>(&mut self, mv: &Move) {
         let us = self.side.index();
         let them = us ^ 1;
         let from = 1u64 << mv.from;
@@ -185,10 +192,12 @@ impl<R: Rules> Position<R> {
         // Captured pieces first: in Turkish a capture can end on the square
         // of a piece it took earlier in the chain.
         if mv.captured != 0 {
-            let zt = &ZOBRIST[them];
-            for b in Bits(mv.captured) {
-                let king = (self.kings & b != 0) as usize;
-                self.key ^= zt[king][bit_index(b)];
+            if HASH {
+                let zt = &ZOBRIST[them];
+                for b in Bits(mv.captured) {
+                    let king = (self.kings & b != 0) as usize;
+                    self.key ^= zt[king][bit_index(b)];
+                }
             }
             self.pieces[them] &= !mv.captured;
             self.kings &= !mv.captured;
@@ -203,7 +212,9 @@ impl<R: Rules> Position<R> {
         self.key ^=
             z[was_king as usize][mv.from as usize] ^ z[becomes_king as usize][mv.to as usize];
         self.side = self.side.flip();
-        self.key ^= ZOBRIST_BLACK;
+        if HASH {
+            self.key ^= ZOBRIST_BLACK;
+        }
     }
 
     /// The position after `mv`.

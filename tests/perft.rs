@@ -10,7 +10,7 @@ use kondavo::tools::perft::{perft, perft_parallel};
 use kondavo::{with_rules, Variant};
 
 /// Default node limit per record.
-const DEFAULT_LIMIT: u64 = 30_000_000;
+const DEFAULT_LIMIT: u64 = 300_000_000;
 
 #[derive(Debug)]
 struct Record {

@@ -23,7 +23,11 @@ pub fn perft<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>, depth: u32) -> 
             let mut list = MoveList::new();
             generate_dups::<R, KEEP_DUPS>(pos, &mut list);
             list.iter()
-                .map(|m| perft::<R, KEEP_DUPS>(&pos.played(m), depth - 1))
+                .map(|m| {
+                    let mut child = *pos;
+                    child.play_with::<false>(m);
+                    perft::<R, KEEP_DUPS>(&child, depth - 1)
+                })
                 .sum()
         }
     }
