@@ -68,6 +68,8 @@ pub struct Masks {
     pub cone: [[Bitboard; 64]; 2],
     /// The long diagonal (a1 to the far corner) on diagonal boards.
     pub long_diagonal: Bitboard,
+    /// Rank (0 = bottom) of each bit index.
+    pub rank_of: [u8; 64],
 }
 
 impl Masks {
@@ -80,6 +82,7 @@ impl Masks {
             right: 0,
             cone: [[0; 64]; 2],
             long_diagonal: 0,
+            rank_of: [0; 64],
         };
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -95,6 +98,7 @@ impl Masks {
             if G::DIAGONAL && f == r {
                 m.long_diagonal |= b;
             }
+            m.rank_of[b.trailing_zeros() as usize] = r as u8;
         }
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -121,7 +125,7 @@ impl Masks {
 /// opening and endgame advancement tables.
 pub fn shared_terms<R: Rules>(pos: &Position<R>, w: &Weights, masks: &Masks) -> i32 {
     let total_men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
-    let start_men = 2 * R::start_men().0.count_ones();
+    let start_men = 2 * R::MEN_PER_SIDE;
     // Phase 0 (all men on the board) .. 256 (no men left).
     let phase = 256 - (256 * total_men / start_men.max(1)).min(256) as i32;
     side_terms::<R>(pos, Color::White, w, masks, phase)
@@ -144,19 +148,20 @@ fn side_terms<R: Rules>(
     let mut s = w.man * men.count_ones() as i32 + w.king * kings.count_ones() as i32;
 
     // Advancement by relative rank, blended by phase.
-    let mut adv = 0;
+    let (mut open, mut end) = (0, 0);
     for rank in 0..g_h {
-        let rel = if c == Color::White {
-            rank
-        } else {
-            g_h - 1 - rank
-        };
         let n = (men & R::Geo::RANKS[rank]).count_ones() as i32;
         if n != 0 {
-            adv += n * ((w.advance_open[rel] * (256 - phase) + w.advance_end[rel] * phase) / 256);
+            let rel = if c == Color::White {
+                rank
+            } else {
+                g_h - 1 - rank
+            };
+            open += n * w.advance_open[rel];
+            end += n * w.advance_end[rel];
         }
     }
-    s += adv;
+    s += (open * (256 - phase) + end * phase) / 256;
 
     s += w.centre * (men & masks.centre).count_ones() as i32;
     if their_men != 0 {
@@ -219,7 +224,13 @@ fn side_terms<R: Rules>(
 
     // Runaway men: nothing of the enemy in the cone ahead.
     if w.runaway != 0 {
-        for b in Bits(men) {
+        // Only men in the opponent's half can be out of reach.
+        let far_half = if c == Color::White {
+            R::Geo::RANKS[g_h / 2..g_h].iter().fold(0, |a, r| a | r)
+        } else {
+            R::Geo::RANKS[..g_h / 2].iter().fold(0, |a, r| a | r)
+        };
+        for b in Bits(men & far_half) {
             let bi = b.trailing_zeros() as usize;
             if masks.cone[c.index()][bi] & them == 0 {
                 let rank = R::Geo::coords(R::Geo::square(b)).1;
@@ -280,7 +291,7 @@ pub fn counts<R: Rules>(pos: &Position<R>, c: Color) -> (u32, u32) {
 /// worth more with fewer pieces left.
 pub fn simplify_bonus<R: Rules>(pos: &Position<R>, material_lead: i32, per_piece: i32) -> i32 {
     let pieces = pos.occupied().count_ones() as i32;
-    let start = 2 * R::start_men().0.count_ones() as i32;
+    let start = 2 * R::MEN_PER_SIDE as i32;
     material_lead.signum() * per_piece * (start - pieces).max(0)
 }
 

@@ -112,6 +112,8 @@ pub trait Rules: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     const FIRST_TO_MOVE: Color = Color::White;
     /// Rows of men each side starts with (diagonal boards).
     const START_ROWS: usize = 3;
+    /// Men each side starts with.
+    const MEN_PER_SIDE: u32 = (Self::START_ROWS * Self::Geo::WIDTH / 2) as u32;
 
     /// Men capture backwards as well as forwards.
     const MEN_CAPTURE_BACKWARD: bool = false;

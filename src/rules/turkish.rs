@@ -33,6 +33,8 @@ impl Rules for Turkish {
     /// PDN 3.0 GameType 30.
     const GAME_TYPE: &'static str = "30,W,8,8,A0,0";
     // White moves first: the default.
+    /// 16 men each (ranks 2-3 and 6-7).
+    const MEN_PER_SIDE: u32 = 16;
     // Men move one square forward or sideways and capture forward or
     // sideways, never backward (all sources): see `man_move_dirs` below,
     // `MEN_CAPTURE_BACKWARD = false`.

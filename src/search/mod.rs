@@ -336,19 +336,21 @@ impl<R: Evaluate> Worker<R> {
         s + self.history[mv.from as usize][mv.to as usize]
     }
 
-    fn reward(&mut self, mv: &Move, ply: usize, depth: i32, tried: &[Move]) {
+    fn reward(&mut self, list: &MoveList, best: usize, ply: usize, depth: i32, tried: &[u16]) {
+        let mv = list[best];
         if mv.is_capture() {
             return;
         }
-        if self.killers[ply][0] != Some(*mv) {
+        if self.killers[ply][0] != Some(mv) {
             self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = Some(*mv);
+            self.killers[ply][0] = Some(mv);
         }
         let bonus = (depth * depth).min(400);
         let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
         update(&mut self.history[mv.from as usize][mv.to as usize], bonus);
-        for m in tried {
-            if m != mv && !m.is_capture() {
+        for &i in tried {
+            let m = list[i as usize];
+            if i as usize != best && !m.is_capture() {
                 update(&mut self.history[m.from as usize][m.to as usize], -bonus);
             }
         }
@@ -487,15 +489,16 @@ impl<R: Evaluate> Worker<R> {
 
         // Move ordering: scores kept beside generation-order indices, so the
         // table can store the best move's index in the generated list.
-        let mut order: arrayvec::ArrayVec<(i32, u16), { crate::movegen::MAX_MOVES }> = list
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (self.order_score(m, tt_move, ply), i as u16))
-            .collect();
+        let mut order: arrayvec::ArrayVec<(i32, u16), { crate::movegen::MAX_MOVES }> =
+            arrayvec::ArrayVec::new();
+        for (i, m) in list.iter().enumerate() {
+            order.push((self.order_score(m, tt_move, ply), i as u16));
+        }
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_index = 0;
-        let mut tried: [Move; 64] = [Move::default(); 64];
+        // Quiet moves tried before a cut-off, as indices into `list`.
+        let mut tried = [0u16; 64];
         let mut n_tried = 0;
         for i in 0..order.len() {
             // Selection sort: bring the best remaining move forward.
@@ -558,7 +561,7 @@ impl<R: Evaluate> Worker<R> {
                 return 0;
             }
             if n_tried < tried.len() {
-                tried[n_tried] = mv;
+                tried[n_tried] = index;
                 n_tried += 1;
             }
             if score > best {
@@ -573,7 +576,7 @@ impl<R: Evaluate> Worker<R> {
                         head[ply].extend_from_slice(&tail[0]);
                     }
                     if score >= beta {
-                        self.reward(&mv, ply, depth, &tried[..n_tried]);
+                        self.reward(&list, index as usize, ply, depth, &tried[..n_tried]);
                         break;
                     }
                 }
