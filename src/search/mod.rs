@@ -271,6 +271,16 @@ impl<R: Evaluate> Worker<R> {
             self.stopped = true;
             return;
         }
+        // Every thread watches the node budget (it counts all threads).
+        let over_nodes = self
+            .limits
+            .nodes
+            .is_some_and(|n| self.shared.nodes.load(Ordering::Relaxed) >= n);
+        if over_nodes {
+            self.shared.stop.store(true, Ordering::Relaxed);
+            self.stopped = true;
+            return;
+        }
         if self.id != 0 {
             return;
         }
@@ -279,12 +289,7 @@ impl<R: Evaluate> Worker<R> {
             self.pondering = false;
             self.tm.restart();
         }
-        let over_time = !self.pondering && self.tm.hard_expired();
-        let over_nodes = self
-            .limits
-            .nodes
-            .is_some_and(|n| self.shared.nodes.load(Ordering::Relaxed) >= n);
-        if over_time || over_nodes {
+        if !self.pondering && self.tm.hard_expired() {
             self.shared.stop.store(true, Ordering::Relaxed);
             self.stopped = true;
         }
@@ -773,6 +778,8 @@ impl<R: Evaluate> Worker<R> {
                 }
                 result.lines = lines;
             }
+            self.flush_nodes();
+            self.check_limits();
             if self.stopped {
                 break;
             }
