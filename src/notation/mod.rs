@@ -10,6 +10,7 @@
 pub mod display;
 pub mod fen;
 pub mod movetext;
+pub mod pdn;
 
 use std::fmt;
 
