@@ -1,6 +1,6 @@
 //! The `kondavo` command line.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -11,6 +11,10 @@ use kondavo::protocol::dxp::DxpOptions;
 use kondavo::protocol::hub::Hub;
 use kondavo::protocol::Output;
 use kondavo::search::Limits;
+use kondavo::tools::analyse::AnalyseOptions;
+use kondavo::tools::matchrun::MatchOptions;
+use kondavo::tools::players::{EngineSpec, TimeControl};
+use kondavo::tools::stats::Sprt;
 use kondavo::tools::{
     self,
     perft::{self, PerftOptions},
@@ -110,6 +114,11 @@ enum Command {
         #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
         hash: usize,
     },
+    /// Play games between engines: Elo, SPRT, PDN, rating lists.
+    Match(MatchArgs),
+    /// Analyse positions (FEN or every position of a PDN) for scripts:
+    /// JSON lines, or an annotated PDN.
+    Analyse(AnalyseArgs),
     /// Search the fixed bench positions to a fixed depth; the node count is
     /// a signature of the search.
     Bench {
@@ -126,6 +135,206 @@ enum Command {
         #[arg(long, default_value_t = 16)]
         hash: usize,
     },
+}
+
+/// Options of `kondavo match`.
+#[derive(clap::Args, Debug)]
+struct MatchArgs {
+    /// Rule set.
+    #[arg(long, default_value = "international")]
+    variant: Variant,
+    /// Games per pairing (each opening is played with both colours).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Fixed seconds per move.
+    #[arg(long, conflicts_with = "tc")]
+    movetime: Option<f64>,
+    /// Clock per player: `<base>+<inc>` in seconds, e.g. `5+0.05`.
+    #[arg(long)]
+    tc: Option<String>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Openings: FENs or ballots one per line, or a PDN file; random
+    /// balanced openings when absent.
+    #[arg(long)]
+    openings: Option<String>,
+    /// Plies of generated openings.
+    #[arg(long, default_value_t = 6)]
+    opening_plies: usize,
+    /// PDN file of all games (appended and flushed after each game).
+    #[arg(long)]
+    pdn: Option<String>,
+    /// Stop early by SPRT: `elo0,elo1,alpha,beta` (two engines).
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Continue a match from the games already in the PDN file.
+    #[arg(long)]
+    resume: bool,
+    /// Engine A: `kondavo[:threads=N,hash=M,depth=D,nodes=N]` or a Hub
+    /// engine command line (`"dame hub"`).
+    #[arg(long)]
+    a: Option<String>,
+    /// Engine B.
+    #[arg(long)]
+    b: Option<String>,
+    /// More engines (repeat): a round robin, or a gauntlet with --gauntlet.
+    #[arg(long = "engine")]
+    engines: Vec<String>,
+    /// With more than two engines, the first plays all the others.
+    #[arg(long)]
+    gauntlet: bool,
+    /// Draw games longer than this many plies.
+    #[arg(long, default_value_t = 400)]
+    max_plies: usize,
+    /// Resign adjudication: `<centi-men>,<plies>` both engines agree on.
+    #[arg(long)]
+    resign: Option<String>,
+    /// Draw adjudication: `<centi-men>,<plies>,<after plies>`.
+    #[arg(long)]
+    draw: Option<String>,
+    /// Seed of generated openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Options of `kondavo analyse`.
+#[derive(clap::Args, Debug)]
+struct AnalyseArgs {
+    /// Rule set (a PDN game's GameType tag overrides it).
+    #[arg(long, default_value = "international")]
+    variant: Variant,
+    /// A position (repeat for several).
+    #[arg(long)]
+    fen: Vec<String>,
+    /// A PDN file: every position of every game.
+    #[arg(long)]
+    pdn: Option<String>,
+    /// Depth per position.
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Seconds per position.
+    #[arg(long)]
+    movetime: Option<f64>,
+    /// Nodes per position.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Lines per position.
+    #[arg(long, default_value_t = 1)]
+    multipv: usize,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Hash table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    hash: usize,
+    /// JSON lines on standard output (the default).
+    #[arg(long)]
+    json: bool,
+    /// Write the PDN games annotated with scores and best moves here.
+    #[arg(long)]
+    annotate: Option<String>,
+}
+
+fn pair<const N: usize>(text: &str, what: &str) -> Result<[i64; N], String> {
+    let v: Vec<i64> = text
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("{what}: '{x}' is not a number"))
+        })
+        .collect::<Result<_, _>>()?;
+    v.try_into()
+        .map_err(|_| format!("{what}: expected {N} numbers separated by commas"))
+}
+
+fn run_match(a: MatchArgs) -> Result<(), String> {
+    let mut specs = Vec::new();
+    for e in a.a.iter().chain(a.b.iter()).chain(a.engines.iter()) {
+        specs.push(EngineSpec::parse(e).map_err(|x| format!("engine '{e}': {x}"))?);
+    }
+    let tc = match (a.movetime, &a.tc) {
+        (Some(s), _) => TimeControl::PerMove(Duration::from_secs_f64(s.clamp(0.001, 1e6))),
+        (None, Some(t)) => t.parse::<TimeControl>()?,
+        (None, None) => TimeControl::PerMove(Duration::from_millis(100)),
+    };
+    let (resign_cp, resign_plies) = match &a.resign {
+        Some(r) => {
+            let [cp, n] = pair::<2>(r, "--resign")?;
+            (Some(cp as i32), n.max(1) as usize)
+        }
+        None => (None, 0),
+    };
+    let (draw_cp, draw_plies, draw_after) = match &a.draw {
+        Some(d) => {
+            let [cp, n, after] = pair::<3>(d, "--draw")?;
+            (Some(cp as i32), n.max(1) as usize, after.max(0) as usize)
+        }
+        None => (None, 0, 0),
+    };
+    let opts = MatchOptions {
+        variant: a.variant,
+        engines: specs,
+        gauntlet: a.gauntlet,
+        games: a.games,
+        tc,
+        concurrency: a.concurrency,
+        openings: a.openings,
+        opening_plies: a.opening_plies,
+        pdn: a.pdn,
+        sprt: a
+            .sprt
+            .as_deref()
+            .map(str::parse::<Sprt>)
+            .transpose()
+            .map_err(|e| format!("--sprt: {e}"))?,
+        resume: a.resume,
+        max_plies: a.max_plies,
+        resign_cp,
+        resign_plies,
+        draw_cp,
+        draw_plies,
+        draw_after,
+        seed: a.seed,
+        progress: std::io::stderr().is_terminal(),
+    };
+    tools::matchrun::run_match(&opts, &mut |l| println!("{l}"))
+}
+
+fn run_analyse(a: AnalyseArgs) -> Result<(), String> {
+    if a.fen.is_empty() && a.pdn.is_none() {
+        return Err("analyse needs --fen or --pdn".into());
+    }
+    let limits = Limits {
+        depth: a.depth,
+        nodes: a.nodes,
+        movetime: a
+            .movetime
+            .map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+        ..Default::default()
+    };
+    let limits = if limits == Limits::default() {
+        Limits::depth(12)
+    } else {
+        limits
+    };
+    let opts = AnalyseOptions {
+        variant: a.variant,
+        fens: a.fen,
+        pdn: a.pdn,
+        limits,
+        multipv: a.multipv,
+        threads: a.threads,
+        hash: a.hash,
+        annotate: a.annotate,
+    };
+    let stdout = std::io::stdout();
+    tools::analyse::run_analyse(&opts, &mut |l| {
+        let mut lock = stdout.lock();
+        let _ = writeln!(lock, "{l}");
+        let _ = lock.flush();
+    })
 }
 
 /// Bench depth per variant when none is given: a second or so each.
@@ -268,6 +477,8 @@ fn main() -> ExitCode {
             };
             run_search(variant, fen.as_deref(), limits, threads, hash)
         }
+        Some(Command::Match(a)) => run_match(a),
+        Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Bench {
             variant,
             depth,
