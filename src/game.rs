@@ -25,14 +25,59 @@ pub enum Outcome {
     Draw(DrawReason),
 }
 
+/// The counters the draw rules need: plies since the last capture or man
+/// move (N-move rule, repetition window) and plies since the last capture
+/// (endgame rules such as FMJD 6.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrawCounters {
+    /// Plies since the last capture or man step forward.
+    pub reversible: u32,
+    /// Plies since the last capture.
+    pub since_capture: u32,
+}
+
+impl DrawCounters {
+    /// The counters after `mv` is played in `pos`.
+    #[inline(always)]
+    pub fn after<R: Rules>(self, pos: &Position<R>, mv: &Move) -> Self {
+        DrawCounters {
+            reversible: if pos.is_irreversible(mv) {
+                0
+            } else {
+                self.reversible + 1
+            },
+            since_capture: if mv.is_capture() {
+                0
+            } else {
+                self.since_capture + 1
+            },
+        }
+    }
+
+    /// Whether `pos`, reached with these counters, is drawn by the
+    /// variant's N-move rule or its endgame rule.
+    #[inline(always)]
+    pub fn move_rule_draw<R: Rules>(self, pos: &Position<R>) -> bool {
+        if let Some(n) = R::DRAW_MOVES {
+            if self.reversible >= 2 * n {
+                return true;
+            }
+        }
+        let counts = |c: Color| (pos.men(c).count_ones(), pos.kings_of(c).count_ones());
+        match R::endgame_draw_moves(counts(Color::White), counts(Color::Black)) {
+            Some(n) => self.since_capture >= 2 * n,
+            None => false,
+        }
+    }
+}
+
 /// A game: the current position and what the draw rules need to know.
 #[derive(Clone, Debug)]
 pub struct Game<R: Rules> {
     pos: Position<R>,
     /// Keys of earlier positions, oldest first.
     history: Vec<u64>,
-    /// Plies since the last capture or man move.
-    reversible: u32,
+    counters: DrawCounters,
     moves: Vec<Move>,
 }
 
@@ -48,7 +93,7 @@ impl<R: Rules> Game<R> {
         Game {
             pos,
             history: Vec::new(),
-            reversible: 0,
+            counters: DrawCounters::default(),
             moves: Vec::new(),
         }
     }
@@ -70,16 +115,17 @@ impl<R: Rules> Game<R> {
 
     /// Plies since the last capture or man move.
     pub fn reversible_plies(&self) -> u32 {
-        self.reversible
+        self.counters.reversible
+    }
+
+    /// The draw counters of the current position.
+    pub fn counters(&self) -> DrawCounters {
+        self.counters
     }
 
     /// Plays a legal move (the caller has checked it is legal).
     pub fn play(&mut self, mv: &Move) {
-        if self.pos.is_irreversible(mv) {
-            self.reversible = 0;
-        } else {
-            self.reversible += 1;
-        }
+        self.counters = self.counters.after(&self.pos, mv);
         self.history.push(self.pos.key());
         self.pos.play(mv);
         self.moves.push(*mv);
@@ -88,7 +134,7 @@ impl<R: Rules> Game<R> {
     /// How many times the current position has occurred, this one included.
     pub fn repetitions(&self) -> usize {
         let key = self.pos.key();
-        let window = (self.reversible as usize).min(self.history.len());
+        let window = (self.counters.reversible as usize).min(self.history.len());
         1 + self.history[self.history.len() - window..]
             .iter()
             .rev()
@@ -108,10 +154,8 @@ impl<R: Rules> Game<R> {
         if self.repetitions() >= 3 {
             return Some(Outcome::Draw(DrawReason::Repetition));
         }
-        if let Some(n) = R::DRAW_MOVES {
-            if self.reversible >= 2 * n {
-                return Some(Outcome::Draw(DrawReason::MoveRule));
-            }
+        if self.counters.move_rule_draw(&self.pos) {
+            return Some(Outcome::Draw(DrawReason::MoveRule));
         }
         None
     }

@@ -754,6 +754,28 @@ struct Endings {
     unfinished: usize,
 }
 
+/// FMJD art. 6.4-6.5, International only: a lone king against three
+/// pieces with a king draws after 16 moves each, against one or two pieces
+/// with a king after 5 moves each, counted from the last capture.
+fn fmjd_endgame_limit<R: Rules>(pos: &Position<R>) -> Option<u32> {
+    if R::NAME != "international" {
+        return None;
+    }
+    for weak in [Color::White, Color::Black] {
+        let strong = weak.flip();
+        let lone_king = pos.men(weak) == 0 && pos.kings_of(weak).count_ones() == 1;
+        let n = pos.pieces(strong).count_ones();
+        if lone_king && pos.kings_of(strong) != 0 {
+            match n {
+                3 => return Some(16),
+                1 | 2 => return Some(5),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 /// Plays random games with `Game` and compares its verdict after every ply
 /// with one worked out here from the FENs of all positions so far.
 fn referee<R: Rules + PartialEq>(endings: &mut Endings) {
@@ -767,6 +789,7 @@ fn referee<R: Rules + PartialEq>(endings: &mut Endings) {
         let mut game = Game::new(start);
         let mut fens = vec![write_fen(&start)];
         let mut counter = 0u32;
+        let mut since_capture = 0u32;
         let mut finished = false;
         let careful = game_no % 3 != 1;
         for _ in 0..400 {
@@ -778,7 +801,9 @@ fn referee<R: Rules + PartialEq>(endings: &mut Endings) {
                 Some(Outcome::Win(pos.side().flip()))
             } else if occurrences >= 3 {
                 Some(Outcome::Draw(DrawReason::Repetition))
-            } else if R::DRAW_MOVES.is_some_and(|n| counter >= 2 * n) {
+            } else if R::DRAW_MOVES.is_some_and(|n| counter >= 2 * n)
+                || fmjd_endgame_limit::<R>(&pos).is_some_and(|n| since_capture >= 2 * n)
+            {
                 Some(Outcome::Draw(DrawReason::MoveRule))
             } else {
                 None
@@ -822,6 +847,11 @@ fn referee<R: Rules + PartialEq>(endings: &mut Endings) {
             // sideways step can.
             let rank = |bit: u8| R::Geo::coords(R::Geo::square(1u64 << bit)).1;
             let forward = man && rank(mv.from) != rank(mv.to);
+            since_capture = if mv.is_capture() {
+                0
+            } else {
+                since_capture + 1
+            };
             counter = if mv.is_capture() || forward {
                 0
             } else {

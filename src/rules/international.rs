@@ -37,4 +37,22 @@ impl Rules for International {
     const DRAW_MOVES: Option<u32> = Some(25);
     /// 1-50 from the top left seen from White; Black on 1-20, White on 31-50.
     const NUMBERING: Numbering = Numbering::TopLeft;
+
+    /// FMJD art. 6.4 and 6.5: against a lone king, three pieces of which
+    /// at least one is a king (three kings, two kings and a man, a king and
+    /// two men) are drawn after 16 moves each; two pieces with a king (two
+    /// kings, king and man) or a king against the king after 5 moves each.
+    fn endgame_draw_moves(white: (u32, u32), black: (u32, u32)) -> Option<u32> {
+        let rule = |strong: (u32, u32), weak: (u32, u32)| -> Option<u32> {
+            if weak != (0, 1) || strong.1 == 0 {
+                return None;
+            }
+            match strong.0 + strong.1 {
+                3 => Some(16),
+                1 | 2 => Some(5),
+                _ => None,
+            }
+        };
+        rule(white, black).or_else(|| rule(black, white))
+    }
 }

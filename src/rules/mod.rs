@@ -143,6 +143,15 @@ pub trait Rules: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     /// with no capture and no man moved; `None` when the variant has none.
     const DRAW_MOVES: Option<u32>;
 
+    /// Extra draw rule for small endgames: given the men and kings of the
+    /// two sides (White's, then Black's), the number of moves each side may
+    /// make after the last capture before the game is drawn. None by
+    /// default.
+    #[inline(always)]
+    fn endgame_draw_moves(_white: (u32, u32), _black: (u32, u32)) -> Option<u32> {
+        None
+    }
+
     /// How squares are written.
     const NUMBERING: Numbering;
     /// Separator between squares of a capture in move text.

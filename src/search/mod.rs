@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::Evaluate;
+use crate::game::DrawCounters;
 use crate::movegen::{captures, generate, quiets, side_has_capture, Move, MoveList};
 use crate::position::Position;
 use crate::tt::{Bound, TranspositionTable, TtMove};
@@ -297,12 +298,11 @@ impl<R: Evaluate> Worker<R> {
 
     /// Whether the position at `ply` is drawn by the N-move rule or repeats
     /// an earlier position (once is enough inside the tree).
-    fn is_draw(&self, ply: usize, reversible: u32) -> bool {
-        if let Some(n) = R::DRAW_MOVES {
-            if reversible >= 2 * n {
-                return true;
-            }
+    fn is_draw(&self, pos: &Position<R>, ply: usize, counters: DrawCounters) -> bool {
+        if counters.move_rule_draw(pos) {
+            return true;
         }
+        let reversible = counters.reversible;
         let key = self.keys[ply];
         let mut back = 2;
         while back <= reversible as usize {
@@ -428,10 +428,10 @@ impl<R: Evaluate> Worker<R> {
         mut alpha: Score,
         mut beta: Score,
         ply: usize,
-        reversible: u32,
+        counters: DrawCounters,
     ) -> Score {
         self.pv[ply].clear();
-        if self.is_draw(ply, reversible) {
+        if self.is_draw(pos, ply, counters) {
             return 0;
         }
         // Mate distance pruning.
@@ -480,7 +480,7 @@ impl<R: Evaluate> Worker<R> {
         if !PV && depth >= PRUNE_MIN_DEPTH && !forced && beta.abs() < WIN_BOUND {
             let bound = beta + PRUNE_MARGIN_PER_DEPTH * depth;
             let d = depth * PRUNE_DEPTH_PERCENT / 100;
-            let s = self.search::<false>(pos, d, bound - 1, bound, ply, reversible);
+            let s = self.search::<false>(pos, d, bound - 1, bound, ply, counters);
             if self.stopped {
                 return 0;
             }
@@ -517,11 +517,7 @@ impl<R: Evaluate> Worker<R> {
             let (move_score, index) = order[i];
             let mv = list[index as usize];
             let child = pos.played(&mv);
-            let child_rev = if pos.is_irreversible(&mv) {
-                0
-            } else {
-                reversible + 1
-            };
+            let child_rev = counters.after(pos, &mv);
             self.keys[ply + 1] = child.key();
             let new_depth = depth - 1 + extension;
 
@@ -610,7 +606,7 @@ impl<R: Evaluate> Worker<R> {
         mut alpha: Score,
         beta: Score,
         skip: usize,
-        reversible: u32,
+        counters: DrawCounters,
     ) -> Score {
         self.pv[0].clear();
         self.count_node();
@@ -620,11 +616,7 @@ impl<R: Evaluate> Worker<R> {
         for i in skip..n {
             let mv = self.root_moves[i].mv;
             let child = root.played(&mv);
-            let child_rev = if root.is_irreversible(&mv) {
-                0
-            } else {
-                reversible + 1
-            };
+            let child_rev = counters.after(root, &mv);
             self.keys[1] = child.key();
             let score = if i == skip {
                 -self.search::<true>(&child, depth - 1, -beta, -alpha, 1, child_rev)
@@ -688,6 +680,13 @@ impl<R: Evaluate> Worker<R> {
         self.tm = TimeManager::new(&job.limits, job.start);
         self.pondering = job.ponder;
         let window = (job.reversible as usize).min(job.history.len());
+        // The job gives plies since the last capture or man move; plies
+        // since the last capture are at least that many (used for endgame
+        // draw rules, an underestimate at worst).
+        let counters = DrawCounters {
+            reversible: job.reversible,
+            since_capture: job.reversible,
+        };
         self.game_keys = job.history[job.history.len() - window..].to_vec();
         self.keys[0] = job.root.key();
 
@@ -734,9 +733,9 @@ impl<R: Evaluate> Worker<R> {
             for k in 0..multipv {
                 let score =
                     if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last_score.abs() < WIN_BOUND {
-                        self.aspiration(&job.root, depth, last_score, job.reversible)
+                        self.aspiration(&job.root, depth, last_score, counters)
                     } else {
-                        self.root_search(&job.root, depth, -INF, INF, k, job.reversible)
+                        self.root_search(&job.root, depth, -INF, INF, k, counters)
                     };
                 if self.stopped {
                     break;
@@ -817,13 +816,13 @@ impl<R: Evaluate> Worker<R> {
         root: &Position<R>,
         depth: i32,
         last: Score,
-        reversible: u32,
+        counters: DrawCounters,
     ) -> Score {
         let mut delta = ASPIRATION_WINDOW;
         let mut alpha = (last - delta).max(-INF);
         let mut beta = (last + delta).min(INF);
         loop {
-            let s = self.root_search(root, depth, alpha, beta, 0, reversible);
+            let s = self.root_search(root, depth, alpha, beta, 0, counters);
             if self.stopped {
                 return s;
             }

@@ -228,7 +228,9 @@ fn analyse_game<R: Evaluate>(
             let extra = format!("\"game\":{},\"ply\":{ply},", index + 1);
             out(result_json(&pos, &r, &extra));
         }
-        let Some(&(_, mv)) = played.get(ply) else { break };
+        let Some(&(_, mv)) = played.get(ply) else {
+            break;
+        };
         let best = r.best.map(|b| move_to_pdn(&pos, &b)).unwrap_or_default();
         // PDN evaluations are from White's point of view.
         let white = if pos.side() == crate::rules::Color::White {

@@ -536,18 +536,34 @@ impl<R: Evaluate> Player<R> for HubPlayer {
         if self.child.is_none() {
             self.start()?;
         }
+        // Send the position after the last capture or man move and the
+        // reversible moves since (as lidraughts does): enough for the
+        // repetition rule, and short for engines that limit `moves`.
+        let mut base = *start;
         let mut pos = *start;
-        let mut hub_moves = Vec::with_capacity(moves.len());
+        let mut tail: Vec<Move> = Vec::new();
         for m in moves {
-            hub_moves.push(move_to_hub::<R>(m));
+            let irreversible = pos.is_irreversible(m);
             pos.play(m);
+            if irreversible {
+                base = pos;
+                tail.clear();
+            } else {
+                tail.push(*m);
+            }
+        }
+        let mut p = base;
+        let mut hub_moves = Vec::with_capacity(tail.len());
+        for m in &tail {
+            hub_moves.push(move_to_hub::<R>(m));
+            p.play(m);
         }
         let pos_line = if hub_moves.is_empty() {
-            format!("pos pos={}", write_hub_pos(start))
+            format!("pos pos={}", write_hub_pos(&base))
         } else {
             format!(
                 "pos pos={} moves=\"{}\"",
-                write_hub_pos(start),
+                write_hub_pos(&base),
                 hub_moves.join(" ")
             )
         };
