@@ -11,8 +11,8 @@ use crate::rules::{Color, Rules};
 pub enum DrawReason {
     /// The same position (pieces and side to move) for the third time.
     Repetition,
-    /// The variant's N-move rule: N moves by each side with no capture and
-    /// no man moved.
+    /// The variant's N-move rule (N moves by each side with no capture and
+    /// no man moved), or its endgame rule (International: FMJD 6.4-6.5).
     MoveRule,
 }
 

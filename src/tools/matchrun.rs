@@ -166,9 +166,10 @@ fn play_game<R: Evaluate>(
                 Outcome::Draw(DrawReason::Repetition) => {
                     result(None, "threefold repetition".into())
                 }
-                Outcome::Draw(DrawReason::MoveRule) => {
-                    result(None, format!("{}-move rule", R::DRAW_MOVES.unwrap_or(0)))
-                }
+                Outcome::Draw(DrawReason::MoveRule) => result(
+                    None,
+                    "move rule (no capture or man move; or the endgame rule)".into(),
+                ),
             };
             return (r, moves, comments);
         }
