@@ -2,9 +2,10 @@
 //!
 //! # Concurrency contract
 //!
-//! The table is a flat array of atomic 64-bit words, read and written with
-//! relaxed atomics and no locks. Threads race freely: two threads may write
-//! the same slot at once, and a reader may see one thread's key word with
+//! The table is an array of cache-line buckets of atomic 64-bit words,
+//! read and written with relaxed atomics and no locks. Threads race freely:
+//! two threads may write the same slot at once, and a reader may see one
+//! thread's key word with
 //! another's data word. Each slot therefore stores `key ^ data` next to
 //! `data`; a probe accepts an entry only when `stored ^ data == key`, so a
 //! torn entry is simply a miss (Hyatt's lockless hashing). A 64-bit key can
@@ -84,12 +85,22 @@ pub struct Entry {
 
 const SLOTS_PER_BUCKET: usize = 4;
 
+/// Four slots of two words: `key ^ data`, then `data`. Aligned so that a
+/// bucket is exactly one cache line and a probe costs one memory access.
+#[derive(Debug)]
+#[repr(align(64))]
+struct Bucket([AtomicU64; 2 * SLOTS_PER_BUCKET]);
+
+impl Bucket {
+    fn new() -> Self {
+        Bucket(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+}
+
 /// The shared table.
 #[derive(Debug)]
 pub struct TranspositionTable {
-    /// Pairs of words: `key ^ data`, then `data`.
-    words: Vec<AtomicU64>,
-    buckets: usize,
+    buckets: Vec<Bucket>,
     age: AtomicU8,
 }
 
@@ -143,26 +154,24 @@ impl TranspositionTable {
     /// A table of about `mib` mebibytes (at least one bucket).
     pub fn new(mib: usize) -> Self {
         let bytes = mib.max(1) * 1024 * 1024;
-        let buckets = (bytes / (16 * SLOTS_PER_BUCKET)).max(1);
-        let words = (0..buckets * SLOTS_PER_BUCKET * 2)
-            .map(|_| AtomicU64::new(0))
-            .collect();
+        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
         TranspositionTable {
-            words,
-            buckets,
+            buckets: (0..n).map(|_| Bucket::new()).collect(),
             age: AtomicU8::new(0),
         }
     }
 
     /// Size in MiB.
     pub fn size_mib(&self) -> usize {
-        self.words.len() * 8 / (1024 * 1024)
+        self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
     }
 
     /// Empties the table (between games).
     pub fn clear(&self) {
-        for w in &self.words {
-            w.store(0, Ordering::Relaxed);
+        for b in &self.buckets {
+            for w in &b.0 {
+                w.store(0, Ordering::Relaxed);
+            }
         }
     }
 
@@ -172,8 +181,8 @@ impl TranspositionTable {
         self.age.store(a.wrapping_add(1) & 0x3F, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> usize {
-        ((key as u128 * self.buckets as u128) >> 64) as usize * SLOTS_PER_BUCKET * 2
+    fn bucket(&self, key: u64) -> &[AtomicU64; 2 * SLOTS_PER_BUCKET] {
+        &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize].0
     }
 
     /// Touches the bucket of `key` so that a probe soon after finds it in
@@ -181,17 +190,15 @@ impl TranspositionTable {
     /// carries on while it is served).
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        let b = self.bucket(key);
-        std::hint::black_box(self.words[b].load(Ordering::Relaxed));
+        std::hint::black_box(self.bucket(key)[0].load(Ordering::Relaxed));
     }
 
     /// Looks a position up.
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
         for s in 0..SLOTS_PER_BUCKET {
-            let i = b + 2 * s;
-            let check = self.words[i].load(Ordering::Relaxed);
-            let data = self.words[i + 1].load(Ordering::Relaxed);
+            let check = b[2 * s].load(Ordering::Relaxed);
+            let data = b[2 * s + 1].load(Ordering::Relaxed);
             if data != 0 && check ^ data == key {
                 return Some(unpack(data).0);
             }
@@ -205,12 +212,12 @@ impl TranspositionTable {
     pub fn store(&self, key: u64, score: i32, depth: i32, bound: Bound, mv: Option<TtMove>) {
         let age = self.age.load(Ordering::Relaxed);
         let b = self.bucket(key);
-        let mut victim = b;
+        let mut victim = 0;
         let mut victim_worth = i32::MAX;
         for s in 0..SLOTS_PER_BUCKET {
-            let i = b + 2 * s;
-            let check = self.words[i].load(Ordering::Relaxed);
-            let data = self.words[i + 1].load(Ordering::Relaxed);
+            let i = 2 * s;
+            let check = b[i].load(Ordering::Relaxed);
+            let data = b[i + 1].load(Ordering::Relaxed);
             if data == 0 {
                 if victim_worth > i32::MIN {
                     victim = i;
@@ -223,8 +230,8 @@ impl TranspositionTable {
                 let mv = mv.or(old.mv);
                 if bound == Bound::Exact || depth + 2 >= old.depth {
                     let d = pack(score, depth, bound, age, mv);
-                    self.words[i].store(key ^ d, Ordering::Relaxed);
-                    self.words[i + 1].store(d, Ordering::Relaxed);
+                    b[i].store(key ^ d, Ordering::Relaxed);
+                    b[i + 1].store(d, Ordering::Relaxed);
                 }
                 return;
             }
@@ -237,21 +244,22 @@ impl TranspositionTable {
             }
         }
         let d = pack(score, depth, bound, age, mv);
-        self.words[victim].store(key ^ d, Ordering::Relaxed);
-        self.words[victim + 1].store(d, Ordering::Relaxed);
+        b[victim].store(key ^ d, Ordering::Relaxed);
+        b[victim + 1].store(d, Ordering::Relaxed);
     }
 
     /// Permille of sampled slots used by the current search.
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed);
-        let n = (1000 * SLOTS_PER_BUCKET).min(self.words.len() / 2);
-        let used = (0..n)
-            .filter(|s| {
-                let data = self.words[2 * s + 1].load(Ordering::Relaxed);
-                data != 0 && unpack(data).1 == age
+        let n = 1000.min(self.buckets.len());
+        let used = self.buckets[..n]
+            .iter()
+            .flat_map(|b| {
+                (0..SLOTS_PER_BUCKET).map(move |s| b.0[2 * s + 1].load(Ordering::Relaxed))
             })
+            .filter(|&data| data != 0 && unpack(data).1 == age)
             .count();
-        (used * 1000 / n.max(1)) as u32
+        (used * 1000 / (n * SLOTS_PER_BUCKET).max(1)) as u32
     }
 }
 

@@ -106,7 +106,22 @@ fn assert_result_legal<R: Rules>(pos: &Position<R>, r: &SearchResult, what: &str
                 R::NAME
             );
             assert_eq!(r.pv.first(), Some(&best), "{} {what} {fen}: pv", R::NAME);
-            assert_eq!(r.ponder, r.pv.get(1).copied(), "{} {what} {fen}", R::NAME);
+            // The ponder move is the PV's reply, or when the PV stops at
+            // the best move, some legal reply (none only if there is none).
+            match r.pv.get(1) {
+                Some(reply) => assert_eq!(r.ponder, Some(*reply), "{} {what} {fen}", R::NAME),
+                None => {
+                    let child = pos.played(&best);
+                    let mut replies = MoveList::new();
+                    generate(&child, &mut replies);
+                    match r.ponder {
+                        Some(p) => {
+                            assert!(replies.contains(&p), "{} {what} {fen}: ponder", R::NAME)
+                        }
+                        None => assert!(replies.is_empty(), "{} {what} {fen}: no ponder", R::NAME),
+                    }
+                }
+            }
             assert_line_legal(pos, &r.pv, &format!("{what} pv"));
         }
     }

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::{Info, Job, SearchResult, Shared, Worker};
 use crate::eval::Evaluate;
+use crate::movegen::{generate, MoveList};
 
 /// Default hash size in MiB.
 pub const DEFAULT_HASH_MIB: usize = 64;
@@ -190,6 +191,20 @@ impl<R: Evaluate> Searcher<R> {
                     result.pv = r.pv;
                 }
             }
+        }
+        // A ponder move whenever there is a reply: from the table, else the
+        // first legal one.
+        if let (Some(best), None) = (result.best, result.ponder) {
+            let child = job.root.played(&best);
+            let mut list = MoveList::new();
+            generate(&child, &mut list);
+            result.ponder = self
+                .shared
+                .tt
+                .probe(child.key())
+                .and_then(|e| e.mv)
+                .and_then(|m| m.to_move(&list))
+                .or_else(|| list.first().copied());
         }
         result.nodes = self.shared.nodes.load(Ordering::Relaxed);
         result.time = job.start.elapsed();
