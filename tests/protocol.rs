@@ -332,3 +332,18 @@ fn latency_is_reported() {
     );
     assert!(e.finish().is_empty());
 }
+
+/// A ponder-hit sent straight after `go ponder` is not lost: the search
+/// then runs on its clock and ends by itself.
+#[test]
+fn ponder_hit_right_after_go() {
+    let mut e = Engine::start();
+    for _ in 0..10 {
+        e.send("pos start");
+        e.send("level time=0.2");
+        e.send("go ponder");
+        e.send("ponder-hit");
+        e.expect("done move=*", Duration::from_secs(5));
+    }
+    assert!(e.finish().is_empty());
+}

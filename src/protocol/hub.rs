@@ -445,6 +445,7 @@ impl Hub {
         // Armed here, not in the thread: a stop sent before the search
         // begins must not be lost.
         handle.arm();
+        handle.arm_ponder(ponder);
         let thread = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)

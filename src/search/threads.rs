@@ -52,6 +52,12 @@ impl SearchHandle {
         self.0.stop.store(false, Ordering::Relaxed);
     }
 
+    /// Sets pondering before a search is started from another thread (so a
+    /// ponder hit that arrives before the search begins is not lost).
+    pub fn arm_ponder(&self, ponder: bool) {
+        self.0.pondering.store(ponder, Ordering::Relaxed);
+    }
+
     /// Whether a stop was requested.
     pub fn is_stopped(&self) -> bool {
         self.0.stop.load(Ordering::Relaxed)
@@ -162,14 +168,15 @@ impl<R: Evaluate> Searcher<R> {
     /// returning, as the protocols require.
     pub fn search(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
         self.shared.stop.store(false, Ordering::Relaxed);
+        self.shared.pondering.store(job.ponder, Ordering::Relaxed);
         self.search_armed(job, report)
     }
 
-    /// As [`Searcher::search`], but keeps a stop requested since the last
-    /// [`SearchHandle::arm`].
+    /// As [`Searcher::search`], but keeps the stop and ponder flags as
+    /// [`SearchHandle::arm`] and [`SearchHandle::arm_ponder`] set them (a
+    /// stop or ponder hit may already have arrived).
     pub fn search_armed(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
         self.shared.nodes.store(0, Ordering::Relaxed);
-        self.shared.pondering.store(job.ponder, Ordering::Relaxed);
         self.shared.tt.new_search();
         for h in &self.helpers {
             let _ = h.jobs.send(HelperMsg::Search(Box::new(job.clone())));
