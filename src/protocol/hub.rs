@@ -338,11 +338,16 @@ impl Hub {
                 }
                 Err(e) => self.error(&e),
             },
-            "hash" | "tt-size" => match int(1, 65536) {
+            // Scan's `tt-size` is log2 of 16-byte entries: 24 is 256 MiB.
+            "hash" | "tt-size" => match if name == "hash" {
+                int(1, 65536)
+            } else {
+                int(16, 32).map(|n| ((1usize << n) * 16) >> 20)
+            } {
                 Ok(n) => {
-                    self.hash = n;
+                    self.hash = n.clamp(1, 65536);
                     if let Some(s) = &mut self.session {
-                        s.set_hash(n);
+                        s.set_hash(self.hash);
                     }
                 }
                 Err(e) => self.error(&e),

@@ -3,18 +3,18 @@
 //! Elo with error bars, SPRT, resuming, and rating lists for more than two
 //! engines.
 
-use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::eval::Evaluate;
 use crate::game::{DrawReason, Game, Outcome};
-use crate::geometry::Geometry;
 use crate::movegen::Move;
-use crate::notation::pdn::{parse_pdn, result_string, write_pdn_with_comments};
+use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
 use crate::rules::Color;
 use crate::search::{Limits, WIN_BOUND};
 use crate::tools::openings::{generate_openings, read_openings, Opening};
@@ -348,11 +348,8 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                             "--resume: game {round} in {path} has other players than this match"
                         ));
                     }
-                    let winner = match g.tag("Result").unwrap_or("*") {
-                        "2-0" | "1-0" => Some(Color::White),
-                        "0-2" | "0-1" => Some(Color::Black),
-                        "1-1" | "1/2-1/2" => None,
-                        _ => continue,
+                    let Some(winner) = parse_result(g.tag("Result").unwrap_or("*")) else {
+                        continue;
                     };
                     done.push(GameResult {
                         index: spec.index,
@@ -368,7 +365,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     } else if let Some(path) = &opts.pdn {
         std::fs::write(path, "").map_err(|e| format!("PDN file {path}: {e}"))?;
     }
-    let played: std::collections::HashSet<usize> = done.iter().map(|r| r.index).collect();
+    let played: FxHashSet<usize> = done.iter().map(|r| r.index).collect();
     let todo: Vec<GameSpec> = sched
         .iter()
         .copied()
@@ -402,13 +399,12 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let is_intl = R::Geo::NUM_SQUARES == 50;
     let date = pdn_date();
     let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
     std::thread::scope(|scope| {
         for _ in 0..opts.concurrency.max(1) {
             scope.spawn(|| {
-                let mut players: HashMap<usize, Box<dyn Player<R>>> = HashMap::new();
+                let mut players: FxHashMap<usize, Box<dyn Player<R>>> = FxHashMap::default();
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -438,7 +434,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                             ("Black".to_string(), names[spec.black].clone()),
                             (
                                 "Result".to_string(),
-                                result_string(is_intl, res.winner).to_string(),
+                                result_string_for::<R>(res.winner).to_string(),
                             ),
                             ("Termination".to_string(), res.reason.clone()),
                             ("TimeControl".to_string(), tc_tag(&opts.tc)),
@@ -449,7 +445,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                             &opening.start,
                             &moves,
                             &comments,
-                            result_string(is_intl, res.winner),
+                            result_string_for::<R>(res.winner),
                         );
                         if let Ok(mut file) = f.lock() {
                             if file

@@ -54,7 +54,7 @@ pub fn generate_openings<R: Evaluate>(
         rng
     };
     let mut out: Vec<Opening<R>> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut searcher = Searcher::<R>::new(1, 4);
     let mut tries = 0;
     while out.len() < count && tries < count * 200 + 1000 {
@@ -168,7 +168,7 @@ mod tests {
     fn generated_openings_are_distinct_and_balanced() {
         let o = generate_openings::<Russian>(6, 4, 60, 7);
         assert_eq!(o.len(), 6);
-        let keys: std::collections::HashSet<u64> = o.iter().map(|x| x.position().key()).collect();
+        let keys: rustc_hash::FxHashSet<u64> = o.iter().map(|x| x.position().key()).collect();
         assert_eq!(keys.len(), 6);
         assert!(o.iter().all(|x| x.moves.len() == 4));
         assert_eq!(generate_openings::<Russian>(6, 4, 60, 7), o);
