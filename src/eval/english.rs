@@ -1,10 +1,8 @@
 //! Evaluation for English draughts (checkers).
 
-use super::{
-    for_side_to_move, masks, shared_terms, short_king_endgame, simplify_bonus, Evaluate, Weights,
-};
+use super::{evaluate_with, short_king_endgame, Evaluate, Weights};
 use crate::position::Position;
-use crate::rules::{Color, English};
+use crate::rules::English;
 
 /// Short kings: a king is worth about 1.4 men. The back rank (the "bridge"
 /// squares) keeps the opponent from crowning; men capture forward only.
@@ -24,16 +22,6 @@ const WEIGHTS: Weights = Weights {
 
 impl Evaluate for English {
     fn evaluate(pos: &Position<Self>) -> i32 {
-        let m = masks::<<Self as crate::rules::Rules>::Geo>();
-        let mut s = shared_terms(pos, &WEIGHTS, m);
-        let lead = material(pos, Color::White) - material(pos, Color::Black);
-        s += simplify_bonus(pos, lead, 4);
-        s = short_king_endgame(pos, s);
-        for_side_to_move(pos, s)
+        evaluate_with(pos, &WEIGHTS, 4, short_king_endgame)
     }
-}
-
-fn material(pos: &Position<English>, c: Color) -> i32 {
-    WEIGHTS.man * pos.men(c).count_ones() as i32
-        + WEIGHTS.king * pos.kings_of(c).count_ones() as i32
 }

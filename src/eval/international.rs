@@ -1,10 +1,8 @@
 //! Evaluation for International draughts (10x10).
 
-use super::{
-    for_side_to_move, lone_king_draw, masks, shared_terms, simplify_bonus, Evaluate, Weights,
-};
+use super::{evaluate_with, lone_king_draw, Evaluate, Masks, Weights};
 use crate::position::Position;
-use crate::rules::{Color, International};
+use crate::rules::International;
 
 /// A flying king on 10x10 is worth about three men (Scan's material
 /// weights); men gain value as they advance, more so in the endgame.
@@ -24,18 +22,12 @@ const WEIGHTS: Weights = Weights {
 
 impl Evaluate for International {
     fn evaluate(pos: &Position<Self>) -> i32 {
-        let m = masks::<<Self as crate::rules::Rules>::Geo>();
-        let mut s = shared_terms(pos, &WEIGHTS, m);
-        let lead = material(pos, Color::White) - material(pos, Color::Black);
-        s += simplify_bonus(pos, lead, 2);
-        // A lone king holds a draw against up to three kings (FMJD endgame
-        // practice; four kings win).
-        s = lone_king_draw(pos, s, 3);
-        for_side_to_move(pos, s)
+        evaluate_with(pos, &WEIGHTS, 2, lone_king_endgame)
     }
 }
 
-fn material(pos: &Position<International>, c: Color) -> i32 {
-    WEIGHTS.man * pos.men(c).count_ones() as i32
-        + WEIGHTS.king * pos.kings_of(c).count_ones() as i32
+/// A lone king holds a draw against up to three kings (FMJD endgame
+/// practice; four kings win).
+fn lone_king_endgame(pos: &Position<International>, score: i32, _masks: &Masks) -> i32 {
+    lone_king_draw(pos, score, 3)
 }

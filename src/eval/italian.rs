@@ -1,10 +1,8 @@
 //! Evaluation for Italian draughts.
 
-use super::{
-    for_side_to_move, masks, shared_terms, short_king_endgame, simplify_bonus, Evaluate, Weights,
-};
+use super::{evaluate_with, short_king_endgame, Evaluate, Weights};
 use crate::position::Position;
-use crate::rules::{Color, Italian};
+use crate::rules::Italian;
 
 /// Short kings that men cannot capture: a king is worth a little more than
 /// in English (about 1.5 men).
@@ -24,16 +22,6 @@ const WEIGHTS: Weights = Weights {
 
 impl Evaluate for Italian {
     fn evaluate(pos: &Position<Self>) -> i32 {
-        let m = masks::<<Self as crate::rules::Rules>::Geo>();
-        let mut s = shared_terms(pos, &WEIGHTS, m);
-        let lead = material(pos, Color::White) - material(pos, Color::Black);
-        s += simplify_bonus(pos, lead, 4);
-        s = short_king_endgame(pos, s);
-        for_side_to_move(pos, s)
+        evaluate_with(pos, &WEIGHTS, 4, short_king_endgame)
     }
-}
-
-fn material(pos: &Position<Italian>, c: Color) -> i32 {
-    WEIGHTS.man * pos.men(c).count_ones() as i32
-        + WEIGHTS.king * pos.kings_of(c).count_ones() as i32
 }

@@ -272,6 +272,29 @@ pub fn masks<G: Geometry>() -> &'static Masks {
     cell.get_or_init(Masks::new::<G>)
 }
 
+/// The evaluation most variants use: the shared terms with `w`, a bonus of
+/// `per_piece` per piece traded off for the side ahead in material, then
+/// the variant's endgame knowledge `endgame` (a function of the position,
+/// the score so far from White's point of view, and the masks).
+pub fn evaluate_with<R: Rules>(
+    pos: &Position<R>,
+    w: &Weights,
+    per_piece: i32,
+    endgame: fn(&Position<R>, i32, &Masks) -> i32,
+) -> i32 {
+    let m = masks::<R::Geo>();
+    let mut s = shared_terms(pos, w, m);
+    let lead = material(pos, w, Color::White) - material(pos, w, Color::Black);
+    s += simplify_bonus(pos, lead, per_piece);
+    s = endgame(pos, s, m);
+    for_side_to_move(pos, s)
+}
+
+/// Material of side `c` with the weights' piece values.
+pub fn material<R: Rules>(pos: &Position<R>, w: &Weights, c: Color) -> i32 {
+    w.man * pos.men(c).count_ones() as i32 + w.king * pos.kings_of(c).count_ones() as i32
+}
+
 /// From White's point of view to the side to move's.
 #[inline(always)]
 pub fn for_side_to_move<R: Rules>(pos: &Position<R>, white_score: i32) -> i32 {
@@ -344,7 +367,7 @@ pub fn flying8_endgame<R: Rules>(pos: &Position<R>, score: i32, masks: &Masks) -
 
 /// Endgame knowledge for short kings (English, Italian): kings alone with
 /// equal numbers cannot force anything.
-pub fn short_king_endgame<R: Rules>(pos: &Position<R>, score: i32) -> i32 {
+pub fn short_king_endgame<R: Rules>(pos: &Position<R>, score: i32, _masks: &Masks) -> i32 {
     let (wm, wk) = counts(pos, Color::White);
     let (bm, bk) = counts(pos, Color::Black);
     if wm == 0 && bm == 0 && wk == bk {

@@ -1,10 +1,8 @@
 //! Evaluation for Russian draughts (shashki).
 
-use super::{
-    flying8_endgame, for_side_to_move, masks, shared_terms, simplify_bonus, Evaluate, Weights,
-};
+use super::{evaluate_with, flying8_endgame, Evaluate, Weights};
 use crate::position::Position;
-use crate::rules::{Color, Russian};
+use crate::rules::Russian;
 
 /// As Brazilian, but men crowned in passing make advanced men and the long
 /// diagonal worth a little more.
@@ -24,16 +22,6 @@ const WEIGHTS: Weights = Weights {
 
 impl Evaluate for Russian {
     fn evaluate(pos: &Position<Self>) -> i32 {
-        let m = masks::<<Self as crate::rules::Rules>::Geo>();
-        let mut s = shared_terms(pos, &WEIGHTS, m);
-        let lead = material(pos, Color::White) - material(pos, Color::Black);
-        s += simplify_bonus(pos, lead, 3);
-        s = flying8_endgame(pos, s, m);
-        for_side_to_move(pos, s)
+        evaluate_with(pos, &WEIGHTS, 3, flying8_endgame)
     }
-}
-
-fn material(pos: &Position<Russian>, c: Color) -> i32 {
-    WEIGHTS.man * pos.men(c).count_ones() as i32
-        + WEIGHTS.king * pos.kings_of(c).count_ones() as i32
 }

@@ -5,7 +5,7 @@
 //! cannot be jumped sideways. Kings fly along ranks and files like rooks and
 //! are worth about three men.
 
-use super::{for_side_to_move, masks, shared_terms, simplify_bonus, Evaluate, Weights};
+use super::{for_side_to_move, masks, material, shared_terms, simplify_bonus, Evaluate, Weights};
 use crate::geometry::{Geometry, Ortho8};
 use crate::position::Position;
 use crate::rules::{Color, Turkish};
@@ -37,7 +37,7 @@ impl Evaluate for Turkish {
             let pairs = (men & Ortho8::step(men, 1)).count_ones() as i32;
             s += sign * SIDE_BY_SIDE * pairs;
         }
-        let lead = material(pos, Color::White) - material(pos, Color::Black);
+        let lead = material(pos, &WEIGHTS, Color::White) - material(pos, &WEIGHTS, Color::Black);
         s += simplify_bonus(pos, lead, 3);
         // King against king: no way to force a capture.
         let (wm, wk) = super::counts(pos, Color::White);
@@ -47,9 +47,4 @@ impl Evaluate for Turkish {
         }
         for_side_to_move(pos, s)
     }
-}
-
-fn material(pos: &Position<Turkish>, c: Color) -> i32 {
-    WEIGHTS.man * pos.men(c).count_ones() as i32
-        + WEIGHTS.king * pos.kings_of(c).count_ones() as i32
 }
