@@ -185,14 +185,6 @@ impl TranspositionTable {
         &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize].0
     }
 
-    /// Touches the bucket of `key` so that a probe soon after finds it in
-    /// cache (a plain relaxed load whose value is dropped: the processor
-    /// carries on while it is served).
-    #[inline(always)]
-    pub fn prefetch(&self, key: u64) {
-        std::hint::black_box(self.bucket(key)[0].load(Ordering::Relaxed));
-    }
-
     /// Looks a position up.
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);

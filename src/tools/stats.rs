@@ -762,11 +762,8 @@ fn cholesky_solve(l: &[f64], m: usize, b: &mut [f64]) {
 pub fn rating_list(players: usize, results: &[(usize, usize, f64)]) -> Vec<Rating> {
     let mut games = vec![0u64; players];
     let mut points = vec![0.0f64; players];
-    // (low, high) -> (games, points of low). A BTreeMap keeps the order of
-    // the sums, and so the result, deterministic.
-    let mut pairs: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
     for &(white, black, score) in results {
-        if white >= players || black >= players || white == black || !score.is_finite() {
+        if !valid_game(players, white, black, score) {
             continue;
         }
         let score = score.clamp(0.0, 1.0);
@@ -774,15 +771,8 @@ pub fn rating_list(players: usize, results: &[(usize, usize, f64)]) -> Vec<Ratin
         games[black] += 1;
         points[white] += score;
         points[black] += 1.0 - score;
-        let (key, low_points) = if white < black {
-            ((white, black), score)
-        } else {
-            ((black, white), 1.0 - score)
-        };
-        let entry = pairs.entry(key).or_insert((0.0, 0.0));
-        entry.0 += 1.0;
-        entry.1 += low_points;
     }
+    let pairs = pair_sums(players, results);
 
     // Index the players that played.
     let active: Vec<usize> = (0..players).filter(|&p| games[p] > 0).collect();
@@ -826,6 +816,36 @@ pub fn rating_list(players: usize, results: &[(usize, usize, f64)]) -> Vec<Ratin
         .collect();
     list.sort_by(|a, b| b.elo.total_cmp(&a.elo).then(a.player.cmp(&b.player)));
     list
+}
+
+/// Whether a game `(white, black, score)` can be rated among `players`.
+fn valid_game(players: usize, white: usize, black: usize, score: f64) -> bool {
+    white < players && black < players && white != black && score.is_finite()
+}
+
+/// Games and points per pairing: (low, high) -> (games, points of low),
+/// invalid games skipped. A BTreeMap keeps the order of the sums, and so
+/// the ratings, deterministic.
+fn pair_sums(
+    players: usize,
+    results: &[(usize, usize, f64)],
+) -> BTreeMap<(usize, usize), (f64, f64)> {
+    let mut pairs = BTreeMap::new();
+    for &(white, black, score) in results {
+        if !valid_game(players, white, black, score) {
+            continue;
+        }
+        let score = score.clamp(0.0, 1.0);
+        let (key, low_points) = if white < black {
+            ((white, black), score)
+        } else {
+            ((black, white), 1.0 - score)
+        };
+        let entry: &mut (f64, f64) = pairs.entry(key).or_insert((0.0, 0.0));
+        entry.0 += 1.0;
+        entry.1 += low_points;
+    }
+    pairs
 }
 
 /// Fits `model`: the ratings in natural units centred on their mean over
@@ -949,6 +969,22 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// The model of all `players` (indexed directly) from `results`.
+    fn dense_model(players: usize, results: &[(usize, usize, f64)]) -> Model {
+        Model {
+            m: players,
+            pairs: pair_sums(players, results)
+                .into_iter()
+                .map(|((a, b), (games, points))| Pair {
+                    a,
+                    b,
+                    games,
+                    points,
+                })
+                .collect(),
+        }
     }
 
     fn rating_of(list: &[Rating], player: usize) -> Rating {
@@ -1576,29 +1612,7 @@ mod tests {
             };
             results.push((w, b, s));
         }
-        let mut pairs: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
-        for &(w, b, s) in &results {
-            let (key, pts) = if w < b {
-                ((w, b), s)
-            } else {
-                ((b, w), 1.0 - s)
-            };
-            let e = pairs.entry(key).or_insert((0.0, 0.0));
-            e.0 += 1.0;
-            e.1 += pts;
-        }
-        let model = Model {
-            m: players,
-            pairs: pairs
-                .into_iter()
-                .map(|((a, b), (games, points))| Pair {
-                    a,
-                    b,
-                    games,
-                    points,
-                })
-                .collect(),
-        };
+        let model = dense_model(players, &results);
         let newton = model.fit_newton().unwrap();
         let mm = model.fit_mm();
         for (n, m) in newton.iter().zip(&mm) {
@@ -1647,32 +1661,7 @@ mod tests {
         assert_eq!(list.len(), players);
         assert_close!(list.iter().map(|r| r.elo).sum::<f64>(), 0.0, 1e-6);
 
-        let mut pairs: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
-        for &(w, b, s) in &results {
-            if w == b {
-                continue;
-            }
-            let (key, pts) = if w < b {
-                ((w, b), s)
-            } else {
-                ((b, w), 1.0 - s)
-            };
-            let e = pairs.entry(key).or_insert((0.0, 0.0));
-            e.0 += 1.0;
-            e.1 += pts;
-        }
-        let model = Model {
-            m: players,
-            pairs: pairs
-                .into_iter()
-                .map(|((a, b), (games, points))| Pair {
-                    a,
-                    b,
-                    games,
-                    points,
-                })
-                .collect(),
-        };
+        let model = dense_model(players, &results);
         let newton = model.fit_newton().unwrap();
         let mean = newton.iter().sum::<f64>() / players as f64;
         for r in &list {
