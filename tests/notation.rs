@@ -7,7 +7,7 @@ use kondavo::geometry::Geometry;
 use kondavo::movegen::{generate, MoveList};
 use kondavo::notation::display::diagram;
 use kondavo::notation::fen::{parse_fen, write_fen};
-use kondavo::notation::movetext::{move_to_hub, move_to_pdn, parse_move};
+use kondavo::notation::movetext::{move_to_pdn, move_with_captures, parse_move};
 use kondavo::position::Position;
 use kondavo::rules::{
     Brazilian, Color, English, International, Italian, Numbering, Rules, Russian, Spanish, Turkish,
@@ -245,7 +245,7 @@ fn move_round_trips<R: Rules + PartialEq>() {
         for mv in list.iter() {
             moves += 1;
             let pdn = move_to_pdn(pos, mv);
-            let hub = move_to_hub::<R>(mv);
+            let hub = move_with_captures::<R>(mv);
             let sep_count = pdn.matches(['-', 'x', ':']).count();
             if mv.is_capture() {
                 captures += 1;
@@ -330,7 +330,7 @@ fn ambiguous_capture_needs_the_route() {
     assert_eq!(texts, ["31x22x15", "31x24x15"]);
     for m in list.iter() {
         assert_eq!(parse_move(&pos, &move_to_pdn(&pos, m)), Ok(*m));
-        assert_eq!(parse_move(&pos, &move_to_hub::<English>(m)), Ok(*m));
+        assert_eq!(parse_move(&pos, &move_with_captures::<English>(m)), Ok(*m));
     }
     let e = parse_move(&pos, "31x15").unwrap_err().0;
     assert_mentions(&e, &["ambiguous"], "31x15");
@@ -429,7 +429,7 @@ fn italian_start_and_first_capture() {
     let list = legal(&pos);
     assert_eq!(list.len(), 1, "W:W30:B27 has exactly one move");
     assert_eq!(move_to_pdn(&pos, &list[0]), "30x23");
-    assert_eq!(move_to_hub::<Italian>(&list[0]), "30x23x27");
+    assert_eq!(move_with_captures::<Italian>(&list[0]), "30x23x27");
     assert_eq!(parse_move(&pos, "30x23"), Ok(list[0]));
     assert_eq!(write_fen(&pos.played(&list[0])), "B:W23:B");
 }
@@ -727,7 +727,7 @@ proptest! {
             for pos in [Position::<R>::start(), capture_position::<R>()] {
                 let list = legal(&pos);
                 let mv = list[which % list.len()];
-                for seed in [move_to_pdn(&pos, &mv), move_to_hub::<R>(&mv)] {
+                for seed in [move_to_pdn(&pos, &mv), move_with_captures::<R>(&mv)] {
                     check_move_input::<R>(&pos, &mutate(&seed, &e));
                 }
             }

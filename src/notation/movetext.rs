@@ -1,6 +1,6 @@
 //! Move text: PDN moves (`32-28`, `28x19`, `c3:e5`, full path only when a
-//! capture is ambiguous) and Hub moves (from, to and every captured square:
-//! `28x19x23`).
+//! capture is ambiguous) and moves listing every captured square
+//! (`28x19x23`), in the variant's own square names.
 
 use super::{bit_name, err, parse_square, NotationError};
 use crate::geometry::Geometry;
@@ -48,9 +48,11 @@ pub fn move_to_pdn<R: Rules>(pos: &Position<R>, mv: &Move) -> String {
     s
 }
 
-/// Writes a move in Hub notation: `from-to`, or `fromxto` followed by `x`
-/// and each captured square, in ascending board order.
-pub fn move_to_hub<R: Rules>(mv: &Move) -> String {
+/// Writes a move with every captured square, in the variant's own square
+/// names: `from-to`, or `fromxto` followed by `x` and each captured square
+/// in board order (the Hub form; the Hub protocol's own numbering is
+/// `protocol::hubpos::move_to_hub`). `parse_move` reads it back.
+pub fn move_with_captures<R: Rules>(mv: &Move) -> String {
     let from = bit_name::<R>(mv.from);
     let to = bit_name::<R>(mv.to);
     if !mv.is_capture() {
