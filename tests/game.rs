@@ -19,27 +19,8 @@ use kondavo::{with_rules, Variant};
 // ---------------------------------------------------------------------------
 // Helpers
 
-/// xorshift64: a tiny deterministic generator.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+use common::XorShift;
 
 /// Runs `$body` once per variant with the rules type bound to `$R`.
 macro_rules! each_variant {

@@ -1,4 +1,4 @@
-//! Helpers shared by the rules chapter tests (`tests/rules_*.rs`).
+//! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
 use kondavo::geometry::{Bitboard, Geometry};
@@ -56,4 +56,30 @@ pub fn after<V: Rules>(fen: &str, mv: &str) -> Position<V> {
 /// The bit of a square named in the variant's notation.
 pub fn bit<V: Rules>(name: &str) -> Bitboard {
     V::Geo::bit(parse_square::<V>(name).unwrap())
+}
+
+/// xorshift64: a tiny deterministic generator.
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from `seed` (any value, 0 included).
+    pub fn new(seed: u64) -> Self {
+        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
 }
