@@ -13,7 +13,8 @@
 //! table is checked against the legal moves of the position before it is
 //! played** (see [`TtMove::find`]). Scores from the table are only ever
 //! search hints; a wrong one can cost strength, never legality or safety.
-//! There is no `unsafe` code here.
+//! There is no `unsafe` code here ([`TranspositionTable::prefetch`] uses
+//! `safe_arch`'s safe wrapper of the prefetch instruction).
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -183,6 +184,16 @@ impl TranspositionTable {
 
     fn bucket(&self, key: u64) -> &[AtomicU64; 2 * SLOTS_PER_BUCKET] {
         &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize].0
+    }
+
+    /// Asks the processor to start loading the bucket of `key`, so that a
+    /// probe soon after finds it in cache instead of waiting on memory.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+        safe_arch::prefetch_t0(self.bucket(key));
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+        let _ = key;
     }
 
     /// Looks a position up.

@@ -151,6 +151,18 @@ pub struct Job<R: Evaluate> {
     pub ponder: bool,
 }
 
+/// Selection sort step: brings the best-scored move of `order[i..]` to `i`.
+#[inline(always)]
+fn select_next(order: &mut [(i32, u16)], i: usize) {
+    let mut j = i;
+    for k in i + 1..order.len() {
+        if order[k].0 > order[j].0 {
+            j = k;
+        }
+    }
+    order.swap(i, j);
+}
+
 /// A win or loss score converted for the table (distance from this node).
 fn to_tt(score: Score, ply: usize) -> Score {
     if score > WIN_BOUND {
@@ -505,21 +517,27 @@ impl<R: Evaluate> Worker<R> {
         // Quiet moves tried before a cut-off, as indices into `list`.
         let mut tried = [0u16; 64];
         let mut n_tried = 0;
+        let new_depth = depth - 1 + extension;
+        select_next(&mut order, 0);
+        let mut next_child = pos.played(&list[order[0].1 as usize]);
+        if new_depth > 0 {
+            self.shared.tt.prefetch(next_child.key());
+        }
         for i in 0..order.len() {
-            // Selection sort: bring the best remaining move forward.
-            let mut j = i;
-            for k in i + 1..order.len() {
-                if order[k].0 > order[j].0 {
-                    j = k;
-                }
-            }
-            order.swap(i, j);
             let (move_score, index) = order[i];
             let mv = list[index as usize];
-            let child = pos.played(&mv);
+            let child = next_child;
+            // Play the next move now and ask for its table bucket, so the
+            // memory access overlaps this move's search.
+            if i + 1 < order.len() {
+                select_next(&mut order, i + 1);
+                next_child = pos.played(&list[order[i + 1].1 as usize]);
+                if new_depth > 0 {
+                    self.shared.tt.prefetch(next_child.key());
+                }
+            }
             let child_rev = counters.after(pos, &mv);
             self.keys[ply + 1] = child.key();
-            let new_depth = depth - 1 + extension;
 
             let score = if i == 0 {
                 -self.search::<PV>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
