@@ -565,6 +565,24 @@ pub fn generate_dups<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>, list: &
     }
 }
 
+/// Whether the side to move has a quiet move (a man or king step to an
+/// empty square).
+#[inline]
+pub fn has_quiet<R: Rules>(pos: &Position<R>) -> bool {
+    let side = pos.side();
+    let empty = pos.empty();
+    let men = pos.men(side);
+    let mut to = 0;
+    for &d in R::man_move_dirs(side) {
+        to |= R::Geo::step(men, d);
+    }
+    let kings = pos.kings_of(side);
+    for d in 0..4 {
+        to |= R::Geo::step(kings, d);
+    }
+    to & empty != 0
+}
+
 /// Number of quiet moves, without listing them.
 #[inline]
 pub fn count_quiets<R: Rules>(pos: &Position<R>) -> u64 {

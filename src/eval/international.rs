@@ -21,8 +21,10 @@ const WEIGHTS: Weights = Weights {
 };
 
 impl Evaluate for International {
+    const WEIGHTS: Weights = WEIGHTS;
+
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, &WEIGHTS, 2, lone_king_endgame)
+        evaluate_with(pos, 2, lone_king_endgame)
     }
 }
 

@@ -21,7 +21,9 @@ const WEIGHTS: Weights = Weights {
 };
 
 impl Evaluate for Italian {
+    const WEIGHTS: Weights = WEIGHTS;
+
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, &WEIGHTS, 4, short_king_endgame)
+        evaluate_with(pos, 4, short_king_endgame)
     }
 }

@@ -22,6 +22,8 @@ use crate::rules::{Color, Rules};
 
 /// A rule set with an evaluation function.
 pub trait Evaluate: Rules {
+    /// Weights of the shared terms for this variant.
+    const WEIGHTS: Weights;
     /// Static score of `pos` in centi-men for the side to move.
     fn evaluate(pos: &Position<Self>) -> i32;
 }
@@ -123,7 +125,8 @@ impl Masks {
 
 /// Shared terms for White minus Black, with the game phase blending the
 /// opening and endgame advancement tables.
-pub fn shared_terms<R: Rules>(pos: &Position<R>, w: &Weights, masks: &Masks) -> i32 {
+pub fn shared_terms<R: Evaluate>(pos: &Position<R>, masks: &Masks) -> i32 {
+    let w = &R::WEIGHTS;
     let total_men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
     let start_men = 2 * R::MEN_PER_SIDE;
     // Phase 0 (all men on the board) .. 256 (no men left).
@@ -132,7 +135,7 @@ pub fn shared_terms<R: Rules>(pos: &Position<R>, w: &Weights, masks: &Masks) -> 
         - side_terms::<R>(pos, Color::Black, w, masks, phase)
 }
 
-fn side_terms<R: Rules>(
+fn side_terms<R: Evaluate>(
     pos: &Position<R>,
     c: Color,
     w: &Weights,
@@ -147,20 +150,31 @@ fn side_terms<R: Rules>(
     let empty = pos.empty();
     let mut s = w.man * men.count_ones() as i32 + w.king * kings.count_ones() as i32;
 
-    // Advancement by relative rank, blended by phase.
-    let (mut open, mut end) = (0, 0);
-    for rank in 0..g_h {
-        let n = (men & R::Geo::RANKS[rank]).count_ones() as i32;
-        if n != 0 {
-            let rel = if c == Color::White {
-                rank
-            } else {
-                g_h - 1 - rank
-            };
-            open += n * w.advance_open[rel];
-            end += n * w.advance_end[rel];
-        }
-    }
+    // Advancement by relative rank, blended by phase: the per-rank tables
+    // as bit planes built at compile time, so each is a few popcounts.
+    let (open, end) = if c == Color::White {
+        (
+            weighted_count(
+                men,
+                &const { rank_planes::<R>(&R::WEIGHTS.advance_open, true) },
+            ),
+            weighted_count(
+                men,
+                &const { rank_planes::<R>(&R::WEIGHTS.advance_end, true) },
+            ),
+        )
+    } else {
+        (
+            weighted_count(
+                men,
+                &const { rank_planes::<R>(&R::WEIGHTS.advance_open, false) },
+            ),
+            weighted_count(
+                men,
+                &const { rank_planes::<R>(&R::WEIGHTS.advance_end, false) },
+            ),
+        )
+    };
     s += (open * (256 - phase) + end * phase) / 256;
 
     s += w.centre * (men & masks.centre).count_ones() as i32;
@@ -253,6 +267,38 @@ fn side_terms<R: Rules>(
     s
 }
 
+/// Bits of a per-rank value table (values 0..63 by relative rank) as
+/// planes: plane `k` holds the squares whose value for White (`white`) or
+/// Black has bit `k` set.
+const fn rank_planes<R: Rules>(table: &[i32; 10], white: bool) -> [Bitboard; 6] {
+    let h = R::Geo::HEIGHT;
+    let mut planes = [0; 6];
+    let mut r = 0;
+    while r < h {
+        let v = table[if white { r } else { h - 1 - r }];
+        assert!(v >= 0 && v < 64, "rank values must be in 0..64");
+        let mut k = 0;
+        while k < 6 {
+            if v >> k & 1 == 1 {
+                planes[k] |= R::Geo::RANKS[r];
+            }
+            k += 1;
+        }
+        r += 1;
+    }
+    planes
+}
+
+/// Sum of the values of the squares of `b` in a table of [`rank_planes`].
+#[inline(always)]
+fn weighted_count(b: Bitboard, planes: &[Bitboard; 6]) -> i32 {
+    let mut s = 0;
+    for (k, &p) in planes.iter().enumerate() {
+        s += ((b & p).count_ones() as i32) << k;
+    }
+    s
+}
+
 /// Squares `x` such that one step from `x` in direction `d` is in `b`.
 #[inline(always)]
 fn shift_back<R: Rules>(b: Bitboard, d: usize) -> Bitboard {
@@ -272,18 +318,19 @@ pub fn masks<G: Geometry>() -> &'static Masks {
     cell.get_or_init(Masks::new::<G>)
 }
 
-/// The evaluation most variants use: the shared terms with `w`, a bonus of
-/// `per_piece` per piece traded off for the side ahead in material, then
-/// the variant's endgame knowledge `endgame` (a function of the position,
-/// the score so far from White's point of view, and the masks).
-pub fn evaluate_with<R: Rules>(
+/// The evaluation most variants use: the shared terms with the variant's
+/// weights, a bonus of `per_piece` per piece traded off for the side ahead
+/// in material, then the variant's endgame knowledge `endgame` (a function
+/// of the position, the score so far from White's point of view, and the
+/// masks).
+pub fn evaluate_with<R: Evaluate>(
     pos: &Position<R>,
-    w: &Weights,
     per_piece: i32,
     endgame: fn(&Position<R>, i32, &Masks) -> i32,
 ) -> i32 {
+    let w = &R::WEIGHTS;
     let m = masks::<R::Geo>();
-    let mut s = shared_terms(pos, w, m);
+    let mut s = shared_terms(pos, m);
     let lead = material(pos, w, Color::White) - material(pos, w, Color::Black);
     s += simplify_bonus(pos, lead, per_piece);
     s = endgame(pos, s, m);

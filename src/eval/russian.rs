@@ -21,7 +21,9 @@ const WEIGHTS: Weights = Weights {
 };
 
 impl Evaluate for Russian {
+    const WEIGHTS: Weights = WEIGHTS;
+
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, &WEIGHTS, 3, flying8_endgame)
+        evaluate_with(pos, 3, flying8_endgame)
     }
 }

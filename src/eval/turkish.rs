@@ -29,9 +29,11 @@ const WEIGHTS: Weights = Weights {
 const SIDE_BY_SIDE: i32 = 3;
 
 impl Evaluate for Turkish {
+    const WEIGHTS: Weights = WEIGHTS;
+
     fn evaluate(pos: &Position<Self>) -> i32 {
         let m = masks::<Ortho8>();
-        let mut s = shared_terms(pos, &WEIGHTS, m);
+        let mut s = shared_terms(pos, m);
         for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
             let men = pos.men(c);
             let pairs = (men & Ortho8::step(men, 1)).count_ones() as i32;

@@ -151,16 +151,28 @@ pub struct Job<R: Evaluate> {
     pub ponder: bool,
 }
 
-/// Selection sort step: brings the best-scored move of `order[i..]` to `i`.
+/// A move's ordering score and its index in the generated list, packed in
+/// one integer (score in the high bits) so that the best is a plain maximum.
 #[inline(always)]
-fn select_next(order: &mut [(i32, u16)], i: usize) {
-    let mut j = i;
-    for k in i + 1..order.len() {
-        if order[k].0 > order[j].0 {
-            j = k;
-        }
-    }
-    order.swap(i, j);
+fn order_key(score: i32, index: usize) -> i64 {
+    (score as i64) << 16 | (0xFFFF - index) as i64
+}
+
+/// The score and list index of an [`order_key`].
+#[inline(always)]
+fn order_unkey(key: i64) -> (i32, usize) {
+    ((key >> 16) as i32, 0xFFFF - (key & 0xFFFF) as usize)
+}
+
+/// Selection sort step: brings the best-scored move of `order[i..]` to `i`
+/// (keys are unique, ties in score going to the earlier-generated move). Two
+/// branch-free passes, a maximum then its position.
+#[inline(always)]
+fn select_next(order: &mut [i64], i: usize) {
+    let tail = &order[i..];
+    let best = tail.iter().copied().fold(i64::MIN, i64::max);
+    let j = tail.iter().position(|&k| k == best).unwrap_or(0);
+    order.swap(i, i + j);
 }
 
 /// A win or loss score converted for the table (distance from this node).
@@ -399,7 +411,7 @@ impl<R: Evaluate> Worker<R> {
             self.leaves += 1;
             self.leaf_plies += ply as u64;
             let stand = R::evaluate(pos);
-            if stand < beta && crate::movegen::count_quiets(pos) == 0 {
+            if stand < beta && !crate::movegen::has_quiet(pos) {
                 return -WIN + ply as Score;
             }
             return stand;
@@ -412,8 +424,10 @@ impl<R: Evaluate> Worker<R> {
         }
         let mut best = -INF;
         for mv in &list {
-            let child = pos.played(mv);
-            self.keys[ply + 1] = child.key();
+            // Below the horizon nothing looks at keys (neither the table nor
+            // repetition), so the child's key is left stale.
+            let mut child = *pos;
+            child.play_with::<false>(mv);
             let s = -self.qsearch(&child, -beta, -alpha, ply + 1, threat_done || threat);
             if self.stopped {
                 return 0;
@@ -506,10 +520,10 @@ impl<R: Evaluate> Worker<R> {
 
         // Move ordering: scores kept beside generation-order indices, so the
         // table can store the best move's index in the generated list.
-        let mut order: arrayvec::ArrayVec<(i32, u16), { crate::movegen::MAX_MOVES }> =
+        let mut order: arrayvec::ArrayVec<i64, { crate::movegen::MAX_MOVES }> =
             arrayvec::ArrayVec::new();
         for (i, m) in list.iter().enumerate() {
-            order.push((self.order_score(m, tt_move, ply), i as u16));
+            order.push(order_key(self.order_score(m, tt_move, ply), i));
         }
         let original_alpha = alpha;
         let mut best = -INF;
@@ -519,19 +533,19 @@ impl<R: Evaluate> Worker<R> {
         let mut n_tried = 0;
         let new_depth = depth - 1 + extension;
         select_next(&mut order, 0);
-        let mut next_child = pos.played(&list[order[0].1 as usize]);
+        let mut next_child = pos.played(&list[order_unkey(order[0]).1]);
         if new_depth > 0 {
             self.shared.tt.prefetch(next_child.key());
         }
         for i in 0..order.len() {
-            let (move_score, index) = order[i];
-            let mv = list[index as usize];
+            let (move_score, index) = order_unkey(order[i]);
+            let mv = list[index];
             let child = next_child;
             // Play the next move now and ask for its table bucket, so the
             // memory access overlaps this move's search.
             if i + 1 < order.len() {
                 select_next(&mut order, i + 1);
-                next_child = pos.played(&list[order[i + 1].1 as usize]);
+                next_child = pos.played(&list[order_unkey(order[i + 1]).1]);
                 if new_depth > 0 {
                     self.shared.tt.prefetch(next_child.key());
                 }
@@ -580,12 +594,12 @@ impl<R: Evaluate> Worker<R> {
                 return 0;
             }
             if n_tried < tried.len() {
-                tried[n_tried] = index;
+                tried[n_tried] = index as u16;
                 n_tried += 1;
             }
             if score > best {
                 best = score;
-                best_index = index as usize;
+                best_index = index;
                 if score > alpha {
                     alpha = score;
                     if PV {
@@ -595,7 +609,7 @@ impl<R: Evaluate> Worker<R> {
                         head[ply].extend_from_slice(&tail[0]);
                     }
                     if score >= beta {
-                        self.reward(&list, index as usize, ply, depth, &tried[..n_tried]);
+                        self.reward(&list, index, ply, depth, &tried[..n_tried]);
                         break;
                     }
                 }
