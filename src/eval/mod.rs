@@ -365,10 +365,21 @@ pub fn simplify_bonus<R: Rules>(pos: &Position<R>, material_lead: i32, per_piece
     material_lead.signum() * per_piece * (start - pieces).max(0)
 }
 
+/// Whether a side is down to one piece (a quick test before the lone-king
+/// endgame rules count material).
+#[inline(always)]
+fn has_lone_piece<R: Rules>(pos: &Position<R>) -> bool {
+    let single = |b: Bitboard| b != 0 && b & (b - 1) == 0;
+    single(pos.pieces(Color::White)) || single(pos.pieces(Color::Black))
+}
+
 /// Scales a score towards a draw when the side ahead cannot win by force
 /// with flying kings: a lone king against at most `max_strong` pieces of
 /// which none is a man (or, for `allow_men`, also men) is a book draw.
 pub fn lone_king_draw<R: Rules>(pos: &Position<R>, score: i32, max_strong: u32) -> i32 {
+    if !has_lone_piece(pos) {
+        return score;
+    }
     for c in [Color::White, Color::Black] {
         let (wm, wk) = counts(pos, c);
         let (sm, sk) = counts(pos, c.flip());
@@ -385,6 +396,9 @@ pub fn lone_king_draw<R: Rules>(pos: &Position<R>, score: i32, max_strong: u32) 
 /// otherwise), so the side with three kings is rewarded for taking the
 /// diagonal and the lone king for keeping it.
 pub fn flying8_endgame<R: Rules>(pos: &Position<R>, score: i32, masks: &Masks) -> i32 {
+    if !has_lone_piece(pos) {
+        return score;
+    }
     for weak in [Color::White, Color::Black] {
         let strong = weak.flip();
         let (wm, wk) = counts(pos, weak);

@@ -175,6 +175,19 @@ fn select_next(order: &mut [i64], i: usize) {
     order.swap(i, i + j);
 }
 
+/// A move's squares, capture flag and promotion in 16 bits (for killers:
+/// equal ids in two positions at the same ply are the same move there).
+#[inline(always)]
+fn move_id(mv: &Move) -> u16 {
+    (mv.from as u16 & 63)
+        | (mv.to as u16 & 63) << 6
+        | (mv.is_capture() as u16) << 12
+        | (mv.promote as u16) << 13
+}
+
+/// No killer move yet.
+const NO_MOVE_ID: u16 = u16::MAX;
+
 /// A win or loss score converted for the table (distance from this node).
 fn to_tt(score: Score, ply: usize) -> Score {
     if score > WIN_BOUND {
@@ -209,9 +222,10 @@ pub struct Worker<R: Evaluate> {
     /// Thread index (0 = main).
     pub id: usize,
     shared: Arc<Shared>,
-    killers: Vec<[Option<Move>; 2]>,
+    /// Two killer moves per ply, as [`move_id`]s.
+    killers: Vec<[u16; 2]>,
     /// History scores indexed by [from bit][to bit].
-    history: Vec<[i32; 64]>,
+    history: Box<[[i32; 64]; 64]>,
     /// Zobrist keys along the current path, by ply.
     keys: Vec<u64>,
     game_keys: Vec<u64>,
@@ -242,8 +256,8 @@ impl<R: Evaluate> Worker<R> {
         Worker {
             id,
             shared,
-            killers: vec![[None; 2]; MAX_PLY + 2],
-            history: vec![[0; 64]; 64],
+            killers: vec![[NO_MOVE_ID; 2]; MAX_PLY + 2],
+            history: Box::new([[0; 64]; 64]),
             keys: vec![0; MAX_PLY + 2],
             game_keys: Vec::new(),
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -264,11 +278,9 @@ impl<R: Evaluate> Worker<R> {
 
     /// Forgets what was learnt (new game).
     pub fn clear(&mut self) {
-        for h in &mut self.history {
-            *h = [0; 64];
-        }
+        *self.history = [[0; 64]; 64];
         for k in &mut self.killers {
-            *k = [None; 2];
+            *k = [NO_MOVE_ID; 2];
         }
     }
 
@@ -346,6 +358,16 @@ impl<R: Evaluate> Worker<R> {
         false
     }
 
+    #[inline(always)]
+    fn history_of(&self, mv: &Move) -> &i32 {
+        &self.history[mv.from as usize & 63][mv.to as usize & 63]
+    }
+
+    #[inline(always)]
+    fn history_of_mut(&mut self, mv: &Move) -> &mut i32 {
+        &mut self.history[mv.from as usize & 63][mv.to as usize & 63]
+    }
+
     fn order_score(&self, mv: &Move, tt_move: Option<Move>, ply: usize) -> i32 {
         if Some(*mv) == tt_move {
             return 1 << 30;
@@ -357,12 +379,13 @@ impl<R: Evaluate> Worker<R> {
         if mv.promote {
             s += 1 << 23;
         }
-        if self.killers[ply][0] == Some(*mv) {
+        let id = move_id(mv);
+        if self.killers[ply][0] == id {
             s += 1 << 21;
-        } else if self.killers[ply][1] == Some(*mv) {
+        } else if self.killers[ply][1] == id {
             s += 1 << 20;
         }
-        s + self.history[mv.from as usize][mv.to as usize]
+        s + *self.history_of(mv)
     }
 
     fn reward(&mut self, list: &MoveList, best: usize, ply: usize, depth: i32, tried: &[u16]) {
@@ -370,17 +393,18 @@ impl<R: Evaluate> Worker<R> {
         if mv.is_capture() {
             return;
         }
-        if self.killers[ply][0] != Some(mv) {
+        let id = move_id(&mv);
+        if self.killers[ply][0] != id {
             self.killers[ply][1] = self.killers[ply][0];
-            self.killers[ply][0] = Some(mv);
+            self.killers[ply][0] = id;
         }
         let bonus = (depth * depth).min(400);
         let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
-        update(&mut self.history[mv.from as usize][mv.to as usize], bonus);
+        update(self.history_of_mut(&mv), bonus);
         for &i in tried {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
-                update(&mut self.history[m.from as usize][m.to as usize], -bonus);
+                update(self.history_of_mut(&m), -bonus);
             }
         }
     }
