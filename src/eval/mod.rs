@@ -131,17 +131,18 @@ pub fn shared_terms<R: Evaluate>(pos: &Position<R>, masks: &Masks) -> i32 {
     let start_men = 2 * R::MEN_PER_SIDE;
     // Phase 0 (all men on the board) .. 256 (no men left).
     let phase = 256 - (256 * total_men / start_men.max(1)).min(256) as i32;
-    side_terms::<R>(pos, Color::White, w, masks, phase)
-        - side_terms::<R>(pos, Color::Black, w, masks, phase)
+    side_terms::<R, true>(pos, w, masks, phase) - side_terms::<R, false>(pos, w, masks, phase)
 }
 
-fn side_terms<R: Evaluate>(
+/// The shared terms of White (`WHITE`) or Black; the colour is a constant
+/// so that every colour test folds away.
+fn side_terms<R: Evaluate, const WHITE: bool>(
     pos: &Position<R>,
-    c: Color,
     w: &Weights,
     masks: &Masks,
     phase: i32,
 ) -> i32 {
+    let c = if WHITE { Color::White } else { Color::Black };
     let g_h = R::Geo::HEIGHT;
     let men = pos.men(c);
     let kings = pos.kings_of(c);
