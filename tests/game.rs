@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use kondavo::game::{DrawReason, Game, Outcome};
 use kondavo::geometry::{Bitboard, Geometry};
-use kondavo::movegen::{generate, Move, MoveList};
+use kondavo::movegen::{count_quiets, generate, has_quiet, quiets, Move, MoveList};
 use kondavo::notation::fen::{parse_fen, write_fen};
 use kondavo::notation::movetext::parse_move;
 use kondavo::position::Position;
@@ -218,6 +218,43 @@ fn zobrist_along_playouts<R: Rules + PartialEq>() {
     assert!(seen.promoting_captures > 0, "{}: {seen:?}", R::NAME);
     assert!(seen.king_captures > 10, "{}: {seen:?}", R::NAME);
     assert!(seen.kings_taken > 10, "{}: {seen:?}", R::NAME);
+}
+
+/// `has_quiet` (the search's blocked-position test) and `count_quiets`
+/// agree with the list of quiet moves, in playouts from the start and from
+/// random positions, where blocked sides are common.
+fn quiet_tests_agree<R: Rules + PartialEq>() {
+    let mut rng = XorShift::new(77);
+    let (mut blocked, mut free) = (0, 0);
+    for game in 0..200 {
+        let mut pos = if game % 2 == 0 {
+            Position::<R>::start()
+        } else {
+            random_position::<R>(&mut rng)
+        };
+        for _ in 0..150 {
+            let mut q = MoveList::new();
+            quiets(&pos, &mut q);
+            assert_eq!(has_quiet(&pos), !q.is_empty(), "{}", write_fen(&pos));
+            assert_eq!(count_quiets(&pos), q.len() as u64, "{}", write_fen(&pos));
+            if q.is_empty() {
+                blocked += 1;
+            } else {
+                free += 1;
+            }
+            let list = legal(&pos);
+            if list.is_empty() {
+                break;
+            }
+            pos = pos.played(&list[rng.below(list.len())]);
+        }
+    }
+    assert!(blocked > 0 && free > 1000, "{}: {blocked} {free}", R::NAME);
+}
+
+#[test]
+fn quiet_move_tests_agree_with_the_list() {
+    each_variant!(R => quiet_tests_agree::<R>());
 }
 
 #[test]

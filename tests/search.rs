@@ -703,7 +703,7 @@ const MAX_GAME_PLIES: usize = 300;
 /// Games per variant.
 const GAMES: usize = 20;
 /// Kondavo's search depth in these games.
-const STRENGTH_DEPTH: i32 = 4;
+const STRENGTH_DEPTH: i32 = 6;
 
 /// One game of kondavo (fixed depth, one thread) against the greedy player
 /// from the start position after `opening` random plies; returns the

@@ -28,8 +28,8 @@ impl Evaluate for International {
     }
 }
 
-/// A lone king holds a draw against up to three kings (FMJD endgame
-/// practice; four kings win).
+/// A lone king holds a draw against up to three pieces (FMJD endgame
+/// practice and art. 6.4-6.5; four kings win).
 fn lone_king_endgame(pos: &Position<International>, score: i32, _masks: &Masks) -> i32 {
     lone_king_draw(pos, score, 3)
 }

@@ -375,8 +375,11 @@ fn has_lone_piece<R: Rules>(pos: &Position<R>) -> bool {
 }
 
 /// Scales a score towards a draw when the side ahead cannot win by force
-/// with flying kings: a lone king against at most `max_strong` pieces of
-/// which none is a man (or, for `allow_men`, also men) is a book draw.
+/// with flying kings: a lone king against at most `max_strong` pieces is a
+/// book draw once one of them is a king (and on 10x10 FMJD's endgame rule
+/// ends it within 16 moves), so the score is divided by 16; against men
+/// alone, which must still crown, by 4. Tactics that catch the lone king
+/// are the search's business.
 pub fn lone_king_draw<R: Rules>(pos: &Position<R>, score: i32, max_strong: u32) -> i32 {
     if !has_lone_piece(pos) {
         return score;
@@ -384,8 +387,8 @@ pub fn lone_king_draw<R: Rules>(pos: &Position<R>, score: i32, max_strong: u32) 
     for c in [Color::White, Color::Black] {
         let (wm, wk) = counts(pos, c);
         let (sm, sk) = counts(pos, c.flip());
-        if wm == 0 && wk == 1 && sm == 0 && sk <= max_strong {
-            return score / 16;
+        if wm == 0 && wk == 1 && sm + sk <= max_strong {
+            return if sk > 0 { score / 16 } else { score / 4 };
         }
     }
     score
