@@ -674,6 +674,39 @@ fn shared_table_under_threads_gives_legal_moves() {
     assert!(checked >= 300, "{checked}");
 }
 
+/// With two threads a fixed-depth search ends at exactly that depth (unless
+/// it proves a win first) whichever thread gets there first, and the last
+/// line reported is the one the best move and score come from.
+#[test]
+fn fixed_depth_on_two_threads_reports_the_deciding_line() {
+    each_variant!(R => {
+        let mut rng = XorShift::new(0xDE7 ^ R::NAME.len() as u64);
+        let mut searcher = Searcher::<R>::new(2, 4);
+        let positions = playout::<R>(&mut rng, 40);
+        for (i, pos) in positions.iter().enumerate().filter(|(i, _)| i % 4 == 0) {
+            if legal(pos).is_empty() {
+                continue;
+            }
+            let depth = 6 + (i % 3) as i32;
+            let mut last = None;
+            let r = searcher.search(&job(*pos, Limits::depth(depth), 1), &mut |info| {
+                last = Some(info.clone());
+            });
+            assert_result_legal(pos, &r, "two threads");
+            let last = last.unwrap_or_else(|| {
+                panic!("{} ply {i}: no line reported, {r:?} {}", R::NAME, write_fen(pos))
+            });
+            // A proven win or loss may end the search early.
+            if r.score.abs() <= WIN_BOUND {
+                assert_eq!(r.depth, depth, "{} ply {i}", R::NAME);
+            }
+            assert_eq!(last.depth, r.depth, "{} ply {i}", R::NAME);
+            assert_eq!(last.pv.first().copied(), r.best, "{} ply {i}", R::NAME);
+            assert_eq!(last.score, r.score, "{} ply {i}", R::NAME);
+        }
+    });
+}
+
 // ---------------------------------------------------------------------------
 // 7. Sanity strength
 

@@ -10,7 +10,7 @@
 pub mod threads;
 pub mod time;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,6 +57,9 @@ const LMR_PV_MOVES: usize = 3;
 const LMR_NON_PV_MOVES: usize = 1;
 /// ...reducing by two plies after this many moves at non-PV nodes.
 const LMR_DEEP_MOVES: usize = 4;
+/// With several threads, a move another thread is searching is put off
+/// until the node's other moves are done, from this depth on.
+const DEFER_MIN_DEPTH: i32 = 3;
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 1024;
 /// History bonuses saturate around this value.
@@ -75,7 +78,17 @@ pub struct Shared {
     pub pondering: AtomicBool,
     /// The transposition table.
     pub tt: TranspositionTable,
+    /// Number of threads searching (deferral only pays with more than one).
+    pub threads: AtomicUsize,
+    /// Keys of positions some thread is searching right now, one per slot
+    /// (simplified ABDADA): a thread that meets a position another one is
+    /// busy with searches its other moves first. Relaxed atomics; a lost or
+    /// stale mark only changes the order moves are searched in.
+    busy: Box<[AtomicU64]>,
 }
+
+/// Slots of the busy table (a power of two).
+const BUSY_SLOTS: usize = 1 << 14;
 
 impl Shared {
     /// Shared state with a table of `hash_mib` MiB.
@@ -85,7 +98,30 @@ impl Shared {
             nodes: AtomicU64::new(0),
             pondering: AtomicBool::new(false),
             tt: TranspositionTable::new(hash_mib),
+            threads: AtomicUsize::new(1),
+            busy: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    fn busy_slot(&self, key: u64) -> &AtomicU64 {
+        &self.busy[key as usize & (BUSY_SLOTS - 1)]
+    }
+
+    /// Whether another thread is searching the position of `key`.
+    fn is_busy(&self, key: u64) -> bool {
+        self.busy_slot(key).load(Ordering::Relaxed) == key
+    }
+
+    /// Marks the position of `key` as being searched.
+    fn mark_busy(&self, key: u64) {
+        self.busy_slot(key).store(key, Ordering::Relaxed);
+    }
+
+    /// Clears the mark of `key` unless another position took the slot.
+    fn unmark_busy(&self, key: u64) {
+        let _ = self
+            .busy_slot(key)
+            .compare_exchange(key, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -557,26 +593,60 @@ impl<R: Evaluate> Worker<R> {
         let mut n_tried = 0;
         let new_depth = depth - 1 + extension;
         select_next(&mut order, 0);
+        let total = order.len();
+        // Positions in `order` of moves put off because another thread was
+        // searching them; they are searched after the others.
+        let mut deferred: arrayvec::ArrayVec<u16, { crate::movegen::MAX_MOVES }> =
+            arrayvec::ArrayVec::new();
+        let defer = depth >= DEFER_MIN_DEPTH && self.shared.threads.load(Ordering::Relaxed) > 1;
         let mut next_child = pos.played(&list[order_unkey(order[0]).1]);
+        let mut next_for = 0;
         if new_depth > 0 {
             self.shared.tt.prefetch(next_child.key());
         }
-        for i in 0..order.len() {
-            let (move_score, index) = order_unkey(order[i]);
+        // `i` runs over the ordered moves, then over the deferred ones.
+        let mut i = 0;
+        loop {
+            let at = if i < total {
+                i
+            } else if i - total < deferred.len() {
+                deferred[i - total] as usize
+            } else {
+                break;
+            };
+            let (move_score, index) = order_unkey(order[at]);
             let mv = list[index];
-            let child = next_child;
+            let child = if next_for == i {
+                next_child
+            } else {
+                pos.played(&mv)
+            };
             // Play the next move now and ask for its table bucket, so the
             // memory access overlaps this move's search.
-            if i + 1 < order.len() {
-                select_next(&mut order, i + 1);
-                next_child = pos.played(&list[order_unkey(order[i + 1]).1]);
-                if new_depth > 0 {
-                    self.shared.tt.prefetch(next_child.key());
-                }
+            let next = i + 1;
+            if next < total {
+                select_next(&mut order, next);
+                next_child = pos.played(&list[order_unkey(order[next]).1]);
+                next_for = next;
+            } else if next - total < deferred.len() {
+                next_child =
+                    pos.played(&list[order_unkey(order[deferred[next - total] as usize]).1]);
+                next_for = next;
+            }
+            if next_for == next && new_depth > 0 {
+                self.shared.tt.prefetch(next_child.key());
+            }
+            if defer && i > 0 && i < total && self.shared.is_busy(child.key()) {
+                deferred.push(i as u16);
+                i += 1;
+                continue;
             }
             let child_rev = counters.after(pos, &mv);
             self.keys[ply + 1] = child.key();
 
+            if defer {
+                self.shared.mark_busy(child.key());
+            }
             let score = if i == 0 {
                 -self.search::<PV>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
             } else {
@@ -614,6 +684,9 @@ impl<R: Evaluate> Worker<R> {
                 }
                 s
             };
+            if defer {
+                self.shared.unmark_busy(child.key());
+            }
             if self.stopped {
                 return 0;
             }
@@ -638,6 +711,7 @@ impl<R: Evaluate> Worker<R> {
                     }
                 }
             }
+            i += 1;
         }
         let bound = if best >= beta {
             Bound::Lower
@@ -832,6 +906,16 @@ impl<R: Evaluate> Worker<R> {
                     report(l);
                 }
                 result.lines = lines;
+            }
+            // A helper that completes the requested depth first ends the
+            // search: the result is as deep as asked, and sooner.
+            if complete
+                && self.id != 0
+                && job.limits.depth.is_some_and(|d| depth >= d)
+                && !job.limits.infinite
+                && !job.ponder
+            {
+                self.shared.stop.store(true, Ordering::Relaxed);
             }
             self.flush_nodes();
             self.check_limits();

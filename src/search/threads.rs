@@ -3,8 +3,10 @@
 //! helpers start one iteration deeper on odd threads so the threads spread
 //! over depths, and what one finds reaches the others through the table.
 //! The calling thread is the main worker: it watches the clock, reports
-//! progress, and stops the helpers when it is done. The result of the
-//! thread that completed the deepest iteration is returned.
+//! progress, and stops the helpers when it is done; a helper that completes
+//! a fixed-depth search's last iteration first stops the main worker. The
+//! result of the thread that completed the deepest iteration is returned,
+//! and its lines reported.
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -95,6 +97,7 @@ impl<R: Evaluate> Searcher<R> {
     pub fn set_threads(&mut self, threads: usize) {
         let threads = threads.clamp(1, 256);
         self.stop_helpers();
+        self.shared.threads.store(threads, Ordering::Relaxed);
         for id in 1..threads {
             let (job_tx, job_rx) = channel::<HelperMsg<R>>();
             let (res_tx, res_rx) = channel::<SearchResult>();
@@ -191,11 +194,16 @@ impl<R: Evaluate> Searcher<R> {
         for h in &self.helpers {
             if let Ok(r) = h.results.recv() {
                 if r.best.is_some() && r.depth > result.depth && !r.pv.is_empty() {
+                    // The deeper lines are the ones the move comes from.
+                    for l in &r.lines {
+                        report(l);
+                    }
                     result.best = r.best;
                     result.ponder = r.ponder;
                     result.score = r.score;
                     result.depth = r.depth;
                     result.pv = r.pv;
+                    result.lines = r.lines;
                 }
             }
         }
