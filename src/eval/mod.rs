@@ -126,22 +126,17 @@ impl Masks {
 /// Shared terms for White minus Black, with the game phase blending the
 /// opening and endgame advancement tables.
 pub fn shared_terms<R: Evaluate>(pos: &Position<R>, masks: &Masks) -> i32 {
-    let w = &R::WEIGHTS;
     let total_men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
     let start_men = 2 * R::MEN_PER_SIDE;
     // Phase 0 (all men on the board) .. 256 (no men left).
     let phase = 256 - (256 * total_men / start_men.max(1)).min(256) as i32;
-    side_terms::<R, true>(pos, w, masks, phase) - side_terms::<R, false>(pos, w, masks, phase)
+    side_terms::<R, true>(pos, masks, phase) - side_terms::<R, false>(pos, masks, phase)
 }
 
 /// The shared terms of White (`WHITE`) or Black; the colour is a constant
 /// so that every colour test folds away.
-fn side_terms<R: Evaluate, const WHITE: bool>(
-    pos: &Position<R>,
-    w: &Weights,
-    masks: &Masks,
-    phase: i32,
-) -> i32 {
+fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, phase: i32) -> i32 {
+    let w = &R::WEIGHTS;
     let c = if WHITE { Color::White } else { Color::Black };
     let g_h = R::Geo::HEIGHT;
     let men = pos.men(c);
@@ -153,29 +148,14 @@ fn side_terms<R: Evaluate, const WHITE: bool>(
 
     // Advancement by relative rank, blended by phase: the per-rank tables
     // as bit planes built at compile time, so each is a few popcounts.
-    let (open, end) = if c == Color::White {
-        (
-            weighted_count(
-                men,
-                &const { rank_planes::<R>(&R::WEIGHTS.advance_open, true) },
-            ),
-            weighted_count(
-                men,
-                &const { rank_planes::<R>(&R::WEIGHTS.advance_end, true) },
-            ),
-        )
-    } else {
-        (
-            weighted_count(
-                men,
-                &const { rank_planes::<R>(&R::WEIGHTS.advance_open, false) },
-            ),
-            weighted_count(
-                men,
-                &const { rank_planes::<R>(&R::WEIGHTS.advance_end, false) },
-            ),
-        )
-    };
+    let open = weighted_count(
+        men,
+        &const { rank_planes::<R>(&R::WEIGHTS.advance_open, WHITE) },
+    );
+    let end = weighted_count(
+        men,
+        &const { rank_planes::<R>(&R::WEIGHTS.advance_end, WHITE) },
+    );
     s += (open * (256 - phase) + end * phase) / 256;
 
     s += w.centre * (men & masks.centre).count_ones() as i32;

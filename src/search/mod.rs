@@ -507,7 +507,7 @@ impl<R: Evaluate> Worker<R> {
 
     /// Alpha-beta search of a node below the root. `PV` is true on the
     /// principal variation (open window).
-    fn search<const PV: bool>(
+    fn search<const PV: bool, const SMP: bool>(
         &mut self,
         pos: &Position<R>,
         depth: i32,
@@ -566,7 +566,7 @@ impl<R: Evaluate> Worker<R> {
         if !PV && depth >= PRUNE_MIN_DEPTH && !forced && beta.abs() < WIN_BOUND {
             let bound = beta + PRUNE_MARGIN_PER_DEPTH * depth;
             let d = depth * PRUNE_DEPTH_PERCENT / 100;
-            let s = self.search::<false>(pos, d, bound - 1, bound, ply, counters);
+            let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters);
             if self.stopped {
                 return 0;
             }
@@ -598,7 +598,7 @@ impl<R: Evaluate> Worker<R> {
         // searching them; they are searched after the others.
         let mut deferred: arrayvec::ArrayVec<u16, { crate::movegen::MAX_MOVES }> =
             arrayvec::ArrayVec::new();
-        let defer = depth >= DEFER_MIN_DEPTH && self.shared.threads.load(Ordering::Relaxed) > 1;
+        let defer = SMP && depth >= DEFER_MIN_DEPTH;
         let mut next_child = pos.played(&list[order_unkey(order[0]).1]);
         let mut next_for = 0;
         if new_depth > 0 {
@@ -648,7 +648,7 @@ impl<R: Evaluate> Worker<R> {
                 self.shared.mark_busy(child.key());
             }
             let score = if i == 0 {
-                -self.search::<PV>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
+                -self.search::<PV, SMP>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
             } else {
                 let mut r = 0;
                 let late = if PV { LMR_PV_MOVES } else { LMR_NON_PV_MOVES };
@@ -661,7 +661,7 @@ impl<R: Evaluate> Worker<R> {
                     r = 1 + (!PV && i >= LMR_DEEP_MOVES) as i32;
                     r = r.min(new_depth - 1).max(0);
                 }
-                let mut s = -self.search::<false>(
+                let mut s = -self.search::<false, SMP>(
                     &child,
                     new_depth - r,
                     -alpha - 1,
@@ -670,7 +670,7 @@ impl<R: Evaluate> Worker<R> {
                     child_rev,
                 );
                 if s > alpha && r > 0 && !self.stopped {
-                    s = -self.search::<false>(
+                    s = -self.search::<false, SMP>(
                         &child,
                         new_depth,
                         -alpha - 1,
@@ -680,7 +680,14 @@ impl<R: Evaluate> Worker<R> {
                     );
                 }
                 if PV && s > alpha && s < beta && !self.stopped {
-                    s = -self.search::<true>(&child, new_depth, -beta, -alpha, ply + 1, child_rev);
+                    s = -self.search::<true, SMP>(
+                        &child,
+                        new_depth,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        child_rev,
+                    );
                 }
                 s
             };
@@ -727,9 +734,46 @@ impl<R: Evaluate> Worker<R> {
         best
     }
 
+    /// [`Worker::root_search`] with the move deferral of several threads
+    /// (`smp`) or without; a constant inside, so one thread pays nothing.
+    #[allow(clippy::too_many_arguments)]
+    fn root_search_any(
+        &mut self,
+        root: &Position<R>,
+        depth: i32,
+        alpha: Score,
+        beta: Score,
+        skip: usize,
+        counters: DrawCounters,
+        smp: bool,
+    ) -> Score {
+        if smp {
+            self.root_search::<true>(root, depth, alpha, beta, skip, counters)
+        } else {
+            self.root_search::<false>(root, depth, alpha, beta, skip, counters)
+        }
+    }
+
+    /// [`Worker::aspiration`] with or without the move deferral (`smp`).
+    fn aspiration_any(
+        &mut self,
+        root: &Position<R>,
+        depth: i32,
+        last: Score,
+        counters: DrawCounters,
+        smp: bool,
+    ) -> Score {
+        if smp {
+            self.aspiration::<true>(root, depth, last, counters)
+        } else {
+            self.aspiration::<false>(root, depth, last, counters)
+        }
+    }
+
     /// Searches the root moves (skipping `skip`) at `depth` in the window;
-    /// returns the best score and sorts the root moves best first.
-    fn root_search(
+    /// returns the best score and sorts the root moves best first. `SMP`:
+    /// other threads search too, so busy moves are put off.
+    fn root_search<const SMP: bool>(
         &mut self,
         root: &Position<R>,
         depth: i32,
@@ -749,12 +793,12 @@ impl<R: Evaluate> Worker<R> {
             let child_rev = counters.after(root, &mv);
             self.keys[1] = child.key();
             let score = if i == skip {
-                -self.search::<true>(&child, depth - 1, -beta, -alpha, 1, child_rev)
+                -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev)
             } else {
                 let mut s =
-                    -self.search::<false>(&child, depth - 1, -alpha - 1, -alpha, 1, child_rev);
+                    -self.search::<false, SMP>(&child, depth - 1, -alpha - 1, -alpha, 1, child_rev);
                 if s > alpha && s < beta && !self.stopped {
-                    s = -self.search::<true>(&child, depth - 1, -beta, -alpha, 1, child_rev);
+                    s = -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev);
                 }
                 s
             };
@@ -850,6 +894,7 @@ impl<R: Evaluate> Worker<R> {
             .unwrap_or(MAX_PLY as i32 - 8)
             .clamp(1, MAX_PLY as i32 - 8);
         let multipv = job.multipv.clamp(1, self.root_moves.len());
+        let smp = self.shared.threads.load(Ordering::Relaxed) > 1;
         let timed_single_reply =
             self.root_moves.len() == 1 && self.tm.is_timed() && !job.limits.infinite;
         let mut last_score: Score = 0;
@@ -863,9 +908,9 @@ impl<R: Evaluate> Worker<R> {
             for k in 0..multipv {
                 let score =
                     if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last_score.abs() < WIN_BOUND {
-                        self.aspiration(&job.root, depth, last_score, counters)
+                        self.aspiration_any(&job.root, depth, last_score, counters, smp)
                     } else {
-                        self.root_search(&job.root, depth, -INF, INF, k, counters)
+                        self.root_search_any(&job.root, depth, -INF, INF, k, counters, smp)
                     };
                 if self.stopped {
                     break;
@@ -951,7 +996,7 @@ impl<R: Evaluate> Worker<R> {
         result
     }
 
-    fn aspiration(
+    fn aspiration<const SMP: bool>(
         &mut self,
         root: &Position<R>,
         depth: i32,
@@ -962,7 +1007,7 @@ impl<R: Evaluate> Worker<R> {
         let mut alpha = (last - delta).max(-INF);
         let mut beta = (last + delta).min(INF);
         loop {
-            let s = self.root_search(root, depth, alpha, beta, 0, counters);
+            let s = self.root_search::<SMP>(root, depth, alpha, beta, 0, counters);
             if self.stopped {
                 return s;
             }
