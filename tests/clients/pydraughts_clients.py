@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -102,6 +103,13 @@ def free_port():
 
 
 def test_dxp_game():
+    """A game with no move limit, then one of 20 moves that kondavo ends
+    with GAMEEND (a draw by the agreed limit)."""
+    yield from dxp_game(max_moves=0)
+    yield from dxp_game(max_moves=20)
+
+
+def dxp_game(max_moves):
     port = free_port()
     server = subprocess.Popen([BINARY, "dxp", "--port", str(port), "--movetime", "0.05"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -114,14 +122,32 @@ def test_dxp_game():
             except OSError:
                 time.sleep(0.05)
         # The probe connection above is served and closed; the game is next.
-        dxp = DXPEngine(None, {"engine-opened": True, "ip": "127.0.0.1", "port": port}, initial_time=0)
+        dxp = DXPEngine(None, {"engine-opened": True, "ip": "127.0.0.1", "port": port,
+                               "max-moves": max_moves}, initial_time=0)
         hub = HubEngine([BINARY, "hub"])
         hub.init()
         board = draughts.Board("standard")
+        # kondavo ends a game drawn or lost by rule (repetition, the 25-move
+        # rule, FMJD's endgame rule) with GAMEEND. pydraughts records it but
+        # its play() keeps waiting for a move; this watcher releases it.
+        done = threading.Event()
+
+        def watch():
+            while not done.wait(0.01):
+                if dxp.sender.current.result is not None:
+                    dxp.receiver.listening = False
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        ended_by = None
         try:
             while not board.is_over() and len(board.move_stack) < MAX_PLIES:
                 if board.turn == draughts.WHITE:
                     result = dxp.play(board)
+                    if result.move is None and dxp.sender.current.result is not None:
+                        ended_by = f"GAMEEND reason {dxp.sender.current.result}"
+                        break
                 else:
                     result = hub.play(board, Limit(movetime=0.05), False)
                 assert result.move is not None, "no move"
@@ -129,12 +155,17 @@ def test_dxp_game():
                 assert result.move.hub_move in legal, (result.move.hub_move, legal)
                 board.push(result.move)
         finally:
+            done.set()
             dxp.quit()
             hub.quit()
             hub.kill_process()
         assert len(board.move_stack) > 10
+        if max_moves:
+            assert ended_by is not None and len(board.move_stack) == 2 * max_moves, (
+                ended_by, len(board.move_stack))
         server.wait(timeout=20)
-        yield f"dxp game: {len(board.move_stack)} plies, winner {board.winner()}"
+        end = ended_by or f"winner {board.winner()}"
+        yield f"dxp game: {len(board.move_stack)} plies, {end}"
     finally:
         if server.poll() is None:
             server.kill()
