@@ -98,21 +98,8 @@ enum Command {
         /// Position (PDN FEN); the start position if absent.
         #[arg(long)]
         fen: Option<String>,
-        /// Fixed depth.
-        #[arg(long)]
-        depth: Option<i32>,
-        /// Fixed time in seconds.
-        #[arg(long)]
-        movetime: Option<f64>,
-        /// Fixed node count.
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Hash table size in MiB.
-        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
-        hash: usize,
+        #[command(flatten)]
+        search: SearchArgs,
     },
     /// Play games between engines: Elo, SPRT, PDN, rating lists.
     Match(MatchArgs),
@@ -198,6 +185,44 @@ struct MatchArgs {
     seed: u64,
 }
 
+/// Limits and resources of one search (`search`, and each position of
+/// `analyse`).
+#[derive(clap::Args, Debug)]
+struct SearchArgs {
+    /// Fixed depth.
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Fixed time in seconds.
+    #[arg(long)]
+    movetime: Option<f64>,
+    /// Fixed node count.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Hash table size in MiB.
+    #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
+    hash: usize,
+}
+
+impl SearchArgs {
+    /// The limits given, or `default` when none is.
+    fn limits(&self, default: Limits) -> Limits {
+        if self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() {
+            return default;
+        }
+        Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: self
+                .movetime
+                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+            ..Default::default()
+        }
+    }
+}
+
 /// Options of `kondavo analyse`.
 #[derive(clap::Args, Debug)]
 struct AnalyseArgs {
@@ -210,24 +235,11 @@ struct AnalyseArgs {
     /// A PDN file: every position of every game.
     #[arg(long)]
     pdn: Option<String>,
-    /// Depth per position.
-    #[arg(long)]
-    depth: Option<i32>,
-    /// Seconds per position.
-    #[arg(long)]
-    movetime: Option<f64>,
-    /// Nodes per position.
-    #[arg(long)]
-    nodes: Option<u64>,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Lines per position.
     #[arg(long, default_value_t = 1)]
     multipv: usize,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Hash table size in MiB.
-    #[arg(long, default_value_t = 64)]
-    hash: usize,
     /// JSON lines on standard output (the default).
     #[arg(long)]
     json: bool,
@@ -306,27 +318,15 @@ fn run_analyse(a: AnalyseArgs) -> Result<(), String> {
     if a.fen.is_empty() && a.pdn.is_none() {
         return Err("analyse needs --fen or --pdn".into());
     }
-    let limits = Limits {
-        depth: a.depth,
-        nodes: a.nodes,
-        movetime: a
-            .movetime
-            .map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9))),
-        ..Default::default()
-    };
-    let limits = if limits == Limits::default() {
-        Limits::depth(12)
-    } else {
-        limits
-    };
+    let limits = a.search.limits(Limits::depth(12));
     let opts = AnalyseOptions {
         variant: a.variant,
         fens: a.fen,
         pdn: a.pdn,
         limits,
         multipv: a.multipv,
-        threads: a.threads,
-        hash: a.hash,
+        threads: a.search.threads,
+        hash: a.search.hash,
         annotate: a.annotate,
     };
     let stdout = std::io::stdout();
@@ -459,23 +459,10 @@ fn main() -> ExitCode {
         Some(Command::Search {
             variant,
             fen,
-            depth,
-            movetime,
-            nodes,
-            threads,
-            hash,
+            search,
         }) => {
-            let limits = if depth.is_none() && nodes.is_none() && movetime.is_none() {
-                Limits::movetime(Duration::from_secs(5))
-            } else {
-                Limits {
-                    depth,
-                    nodes,
-                    movetime: movetime.map(|s| Duration::from_secs_f64(s.clamp(0.0, 1e9))),
-                    ..Default::default()
-                }
-            };
-            run_search(variant, fen.as_deref(), limits, threads, hash)
+            let limits = search.limits(Limits::movetime(Duration::from_secs(5)));
+            run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
         }
         Some(Command::Match(a)) => run_match(a),
         Some(Command::Analyse(a)) => run_analyse(a),

@@ -12,30 +12,16 @@
 //! otherwise; where a test describes squares algebraically, Italian and
 //! Spanish squares are those of their turned board.
 
-use kondavo::movegen::{captures_with_paths, generate, generate_dups, MoveList};
+use kondavo::movegen::{captures_with_paths, generate_dups, MoveList};
 use kondavo::notation::bit_name;
 use kondavo::notation::fen::parse_fen;
-use kondavo::notation::movetext::{move_to_pdn, parse_move};
+use kondavo::notation::movetext::parse_move;
 use kondavo::rules::{
     Brazilian, English, International, Italian, Rules, Russian, Spanish, Turkish,
 };
 
-/// Legal moves of `fen` in PDN, sorted.
-fn moves<V: Rules>(fen: &str) -> Vec<String> {
-    let pos = parse_fen::<V>(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-    let mut list = MoveList::new();
-    generate(&pos, &mut list);
-    let mut out: Vec<String> = list.iter().map(|m| move_to_pdn(&pos, m)).collect();
-    out.sort();
-    out
-}
-
-/// Asserts that the legal moves of `fen` are exactly `expected`.
-fn assert_moves<V: Rules>(fen: &str, expected: &[&str]) {
-    let mut want: Vec<String> = expected.iter().map(|m| m.to_string()).collect();
-    want.sort();
-    assert_eq!(moves::<V>(fen), want, "{} legal moves of {fen}", V::NAME);
-}
+mod common;
+use common::assert_moves;
 
 /// Number of legal moves of `fen` with duplicate routes kept.
 fn count_keeping_duplicates<V: Rules>(fen: &str) -> usize {

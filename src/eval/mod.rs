@@ -123,8 +123,9 @@ impl Masks {
     }
 }
 
-/// Shared terms for White minus Black, with the game phase blending the
-/// opening and endgame advancement tables.
+/// Shared positional terms (material apart: see [`material`]) for White
+/// minus Black, with the game phase blending the opening and endgame
+/// advancement tables.
 pub fn shared_terms<R: Evaluate>(pos: &Position<R>, masks: &Masks) -> i32 {
     let total_men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
     let start_men = 2 * R::MEN_PER_SIDE;
@@ -144,7 +145,7 @@ fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, 
     let them = pos.pieces(c.flip());
     let their_men = pos.men(c.flip());
     let empty = pos.empty();
-    let mut s = w.man * men.count_ones() as i32 + w.king * kings.count_ones() as i32;
+    let mut s = 0;
 
     // Advancement by relative rank, blended by phase: the per-rank tables
     // as bit planes built at compile time, so each is a few popcounts.
@@ -311,8 +312,8 @@ pub fn evaluate_with<R: Evaluate>(
 ) -> i32 {
     let w = &R::WEIGHTS;
     let m = masks::<R::Geo>();
-    let mut s = shared_terms(pos, m);
     let lead = material(pos, w, Color::White) - material(pos, w, Color::Black);
+    let mut s = lead + shared_terms(pos, m);
     s += simplify_bonus(pos, lead, per_piece);
     s = endgame(pos, s, m);
     for_side_to_move(pos, s)

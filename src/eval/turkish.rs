@@ -33,13 +33,13 @@ impl Evaluate for Turkish {
 
     fn evaluate(pos: &Position<Self>) -> i32 {
         let m = masks::<Ortho8>();
-        let mut s = shared_terms(pos, m);
+        let lead = material(pos, &WEIGHTS, Color::White) - material(pos, &WEIGHTS, Color::Black);
+        let mut s = lead + shared_terms(pos, m);
         for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
             let men = pos.men(c);
             let pairs = (men & Ortho8::step(men, 1)).count_ones() as i32;
             s += sign * SIDE_BY_SIDE * pairs;
         }
-        let lead = material(pos, &WEIGHTS, Color::White) - material(pos, &WEIGHTS, Color::Black);
         s += simplify_bonus(pos, lead, 3);
         // King against king: no way to force a capture.
         let (wm, wk) = super::counts(pos, Color::White);

@@ -577,25 +577,19 @@ fn game_type_number(value: &str) -> Option<u32> {
     value.trim().split(',').next()?.trim().parse().ok()
 }
 
-/// The variant of a game from its `GameType` tag: 20 International, 21
-/// English, 22 Italian, 24 Spanish, 25 Russian, 26 Brazilian, 30 Turkish.
-/// `None` without the tag or for other games.
+/// The variant of a game from its `GameType` tag, by the number each
+/// variant's rules give (`Rules::GAME_TYPE`). `None` without the tag or for
+/// other games.
 pub fn game_variant(g: &PdnGame) -> Option<Variant> {
     variant_of_game_type(g.tag("GameType")?)
 }
 
 /// The variant of a `GameType` value, as [`game_variant`].
 pub fn variant_of_game_type(value: &str) -> Option<Variant> {
-    Some(match game_type_number(value)? {
-        20 => Variant::International,
-        21 => Variant::English,
-        22 => Variant::Italian,
-        24 => Variant::Spanish,
-        25 => Variant::Russian,
-        26 => Variant::Brazilian,
-        30 => Variant::Turkish,
-        _ => return None,
-    })
+    let n = game_type_number(value)?;
+    Variant::ALL
+        .into_iter()
+        .find(|v| game_type_number(v.game_type()) == Some(n))
 }
 
 /// Whether a `GameType` has the International result type (`2-0`, `1-1`,

@@ -24,8 +24,6 @@ pub const NAME: &str = "kondavo";
 /// Longest input line kept; longer lines are cut and answered with an
 /// error.
 const MAX_LINE: usize = 1 << 20;
-/// Variant names of the `variant` parameter, in Hub's naming.
-const VARIANTS: &str = "normal english italian brazilian spanish russian turkish";
 /// Time for `go think` when no `level` was given.
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
@@ -278,7 +276,7 @@ impl Hub {
         self.out.line(&format!(
             "param name=variant value={} type=enum values={}",
             hub_variant_name(self.variant),
-            quote(VARIANTS)
+            quote(&Variant::ALL.map(hub_variant_name).join(" "))
         ));
         self.out.line(&format!(
             "param name=threads value={} type=int min=1 max=256",

@@ -734,45 +734,27 @@ impl<R: Evaluate> Worker<R> {
         best
     }
 
-    /// [`Worker::root_search`] with the move deferral of several threads
-    /// (`smp`) or without; a constant inside, so one thread pays nothing.
-    #[allow(clippy::too_many_arguments)]
-    fn root_search_any(
+    /// One iteration's search of line `k` (0 = best) at `depth`: through an
+    /// aspiration window around `last` when it can, else with a full window.
+    /// `SMP`: other threads search too, so busy moves are put off; a
+    /// constant, so one thread pays nothing for it.
+    fn root_iteration<const SMP: bool>(
         &mut self,
         root: &Position<R>,
         depth: i32,
-        alpha: Score,
-        beta: Score,
-        skip: usize,
-        counters: DrawCounters,
-        smp: bool,
-    ) -> Score {
-        if smp {
-            self.root_search::<true>(root, depth, alpha, beta, skip, counters)
-        } else {
-            self.root_search::<false>(root, depth, alpha, beta, skip, counters)
-        }
-    }
-
-    /// [`Worker::aspiration`] with or without the move deferral (`smp`).
-    fn aspiration_any(
-        &mut self,
-        root: &Position<R>,
-        depth: i32,
+        k: usize,
         last: Score,
         counters: DrawCounters,
-        smp: bool,
     ) -> Score {
-        if smp {
-            self.aspiration::<true>(root, depth, last, counters)
+        if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last.abs() < WIN_BOUND {
+            self.aspiration::<SMP>(root, depth, last, counters)
         } else {
-            self.aspiration::<false>(root, depth, last, counters)
+            self.root_search::<SMP>(root, depth, -INF, INF, k, counters)
         }
     }
 
     /// Searches the root moves (skipping `skip`) at `depth` in the window;
-    /// returns the best score and sorts the root moves best first. `SMP`:
-    /// other threads search too, so busy moves are put off.
+    /// returns the best score and sorts the root moves best first.
     fn root_search<const SMP: bool>(
         &mut self,
         root: &Position<R>,
@@ -906,12 +888,11 @@ impl<R: Evaluate> Worker<R> {
             self.leaf_plies = 0;
             let mut lines = Vec::new();
             for k in 0..multipv {
-                let score =
-                    if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last_score.abs() < WIN_BOUND {
-                        self.aspiration_any(&job.root, depth, last_score, counters, smp)
-                    } else {
-                        self.root_search_any(&job.root, depth, -INF, INF, k, counters, smp)
-                    };
+                let score = if smp {
+                    self.root_iteration::<true>(&job.root, depth, k, last_score, counters)
+                } else {
+                    self.root_iteration::<false>(&job.root, depth, k, last_score, counters)
+                };
                 if self.stopped {
                     break;
                 }
