@@ -29,3 +29,8 @@ pub use movegen::{Move, MoveList};
 pub use position::Position;
 pub use rules::{Color, Rules};
 pub use variant::Variant;
+
+/// The README's Rust examples, compiled and run by `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

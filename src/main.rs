@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use kondavo::notation::fen::parse_fen;
+use kondavo::notation::fen::{parse_fen, write_fen};
 use kondavo::position::Position;
 use kondavo::protocol::dxp::DxpOptions;
 use kondavo::protocol::hub::Hub;
@@ -73,8 +73,8 @@ enum Command {
         /// (ukrainian, shashki), turkish.
         #[arg(long, default_value = "international")]
         variant: Variant,
-        /// Depth in plies.
-        #[arg(long, default_value_t = 6)]
+        /// Depth in plies (0 counts the empty path: 1).
+        #[arg(long, default_value_t = 6, allow_negative_numbers = true)]
         depth: u32,
         /// Start from this PDN FEN instead of the start position.
         #[arg(long)]
@@ -83,7 +83,7 @@ enum Command {
         #[arg(long)]
         divide: bool,
         /// Threads (root moves split among them).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         threads: usize,
         /// Count capture routes with the same from, to and captured pieces
         /// as different moves.
@@ -113,13 +113,13 @@ enum Command {
         #[arg(long)]
         variant: Option<Variant>,
         /// Depth (default: per variant).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = positive_depth)]
         depth: Option<i32>,
         /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         threads: usize,
         /// Hash table size in MiB.
-        #[arg(long, default_value_t = 16)]
+        #[arg(long, default_value_t = 16, value_parser = at_least_one)]
         hash: usize,
     },
 }
@@ -190,19 +190,19 @@ struct MatchArgs {
 #[derive(clap::Args, Debug)]
 struct SearchArgs {
     /// Fixed depth.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_depth)]
     depth: Option<i32>,
     /// Fixed time in seconds.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_seconds)]
     movetime: Option<f64>,
     /// Fixed node count.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one_u64)]
     nodes: Option<u64>,
     /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     threads: usize,
     /// Hash table size in MiB.
-    #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
+    #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = at_least_one)]
     hash: usize,
 }
 
@@ -229,7 +229,8 @@ struct AnalyseArgs {
     /// Rule set (a PDN game's GameType tag overrides it).
     #[arg(long, default_value = "international")]
     variant: Variant,
-    /// A position (repeat for several).
+    /// A position (repeat for several); the start position when neither
+    /// --fen nor --pdn is given.
     #[arg(long)]
     fen: Vec<String>,
     /// A PDN file: every position of every game.
@@ -238,14 +239,48 @@ struct AnalyseArgs {
     #[command(flatten)]
     search: SearchArgs,
     /// Lines per position.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     multipv: usize,
     /// JSON lines on standard output (the default).
     #[arg(long)]
     json: bool,
-    /// Write the PDN games annotated with scores and best moves here.
-    #[arg(long)]
+    /// Write the PDN games annotated with scores and best moves here
+    /// (needs --pdn).
+    #[arg(long, requires = "pdn")]
     annotate: Option<String>,
+}
+
+/// A count that must be at least 1 (threads, games, hash MiB, lines...).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// A node count: at least 1.
+fn at_least_one_u64(text: &str) -> Result<u64, String> {
+    at_least_one(text).map(|n| n as u64)
+}
+
+/// A search depth in plies: from 1 to the deepest the search goes.
+fn positive_depth(text: &str) -> Result<i32, String> {
+    let deepest = kondavo::search::MAX_PLY as i32 - 8;
+    match text.trim().parse::<i32>() {
+        Ok(d) if (1..=deepest).contains(&d) => Ok(d),
+        Ok(_) => Err(format!("a depth must be from 1 to {deepest} plies")),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// A time in seconds: positive and finite.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(s),
+        Ok(_) => Err("a time must be a positive number of seconds".into()),
+        Err(_) => Err(format!("'{text}' is not a number of seconds")),
+    }
 }
 
 fn pair<const N: usize>(text: &str, what: &str) -> Result<[i64; N], String> {
@@ -314,9 +349,10 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
     tools::matchrun::run_match(&opts, &mut |l| println!("{l}"))
 }
 
-fn run_analyse(a: AnalyseArgs) -> Result<(), String> {
+fn run_analyse(mut a: AnalyseArgs) -> Result<(), String> {
     if a.fen.is_empty() && a.pdn.is_none() {
-        return Err("analyse needs --fen or --pdn".into());
+        let start = with_rules!(a.variant, R => write_fen(&Position::<R>::start()));
+        a.fen.push(start);
     }
     let limits = a.search.limits(Limits::depth(12));
     let opts = AnalyseOptions {
@@ -387,7 +423,7 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
             Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
             None => Position::start(),
         };
-        println!("perft {} {}", variant, kondavo::notation::fen::write_fen(&pos));
+        println!("perft {} {}", variant, write_fen(&pos));
         perft::run(&pos, opts, &mut |line| println!("{line}"));
         Ok(())
     })

@@ -108,13 +108,23 @@ impl std::fmt::Display for PerftLine {
 }
 
 /// Runs perft at depths 1..=`opts.depth`, calling `out` with each line of
-/// output (divide lines first, then one line per depth).
+/// output (divide lines first, then one line per depth). Depth 0 counts
+/// the one empty path: `depth=0 nodes=1`.
 pub fn run<R: Rules>(pos: &Position<R>, opts: &PerftOptions, out: &mut (dyn FnMut(String) + Send)) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.threads.max(1))
         .build();
     let mut go = || {
-        if opts.divide && opts.depth > 0 {
+        if opts.depth == 0 {
+            out(PerftLine {
+                depth: 0,
+                nodes: 1,
+                seconds: 0.0,
+            }
+            .to_string());
+            return;
+        }
+        if opts.divide {
             let t = Instant::now();
             let rows = divide(pos, opts.depth, opts.keep_duplicates);
             let total: u64 = rows.iter().map(|r| r.1).sum();
