@@ -547,12 +547,15 @@ impl Peer<'_> {
     }
 
     /// Starts a game: a fresh table, and our move if we begin.
-    fn begin(&mut self, state: &mut State, mut g: DxpGame) -> io::Result<()> {
+    fn begin(&mut self, state: &mut State, g: DxpGame) -> io::Result<()> {
         lock(self.searcher).clear();
-        if g.start.side() == g.ours && !self.play_our_move(&mut g)? {
-            *state = State::Ending;
-        } else {
-            *state = State::Playing(g);
+        // In the state first: a connection lost during our move abandons
+        // this game.
+        *state = State::Playing(g);
+        if let State::Playing(g) = state {
+            if g.start.side() == g.ours && !self.play_our_move(g)? {
+                *state = State::Ending;
+            }
         }
         Ok(())
     }

@@ -145,8 +145,8 @@ pub fn parse_message(frame: &[u8]) -> Result<Message, BadMessage> {
     };
     if frame.len() > MAX_LEN {
         return Err(bad(format!(
-            "message of {} or more characters, at most {MAX_LEN} allowed",
-            frame.len()
+            "message longer than {MAX_LEN} characters: {}",
+            show(frame)
         )));
     }
     if let Some(i) = frame.iter().position(|b| !b.is_ascii()) {
