@@ -37,7 +37,7 @@ enum Command {
     /// Play International draughts over DXP (TCP): listen as Follower, or
     /// connect as Initiator with --connect.
     Dxp {
-        /// TCP port.
+        /// TCP port (Follower: 0 picks a free one, named on stderr).
         #[arg(long, default_value_t = 27531)]
         port: u16,
         /// Connect to this host and send game requests (Initiator).
@@ -46,6 +46,10 @@ enum Command {
         /// Address to listen on (Follower).
         #[arg(long, default_value = "127.0.0.1")]
         listen: String,
+        /// Follower: serve one connection, then exit (without it, serve
+        /// every client until killed).
+        #[arg(long, conflicts_with = "connect")]
+        once: bool,
         /// Initiator: minutes per player per game.
         #[arg(long, default_value_t = 5)]
         minutes: u32,
@@ -455,6 +459,7 @@ fn main() -> ExitCode {
             port,
             connect,
             listen,
+            once,
             minutes,
             moves,
             games,
@@ -466,6 +471,7 @@ fn main() -> ExitCode {
                 port,
                 connect,
                 listen,
+                once,
                 minutes,
                 moves,
                 games,
@@ -474,7 +480,9 @@ fn main() -> ExitCode {
                 hash,
                 ..Default::default()
             };
-            kondavo::protocol::dxp::run(&opts, &mut |_| {}).map_err(|e| format!("dxp: {e}"))
+            // Connections, games and errors, one line each, on stderr.
+            kondavo::protocol::dxp::run(&opts, &|line| eprintln!("{line}"))
+                .map_err(|e| format!("dxp: {e}"))
         }
         Some(Command::Perft {
             variant,

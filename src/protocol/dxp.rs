@@ -4,31 +4,60 @@
 //! sent in one write. The Initiator sends GAMEREQ (`R`), the Follower
 //! answers GAMEACC (`A`); MOVE (`M`) messages then alternate; GAMEEND
 //! (`E`), CHAT (`C`) and BACKREQ/BACKACC (`B`/`K`) as the specification
-//! (mesander.nl/damexchange) says. See `protocol.md` for what we send.
+//! (mesander.nl/damexchange) says. [`message`] reads and writes the
+//! messages; this module runs the dialogue. See `protocol.md` for what we
+//! send and how errors are handled.
+//!
+//! As Follower, every connection is served on its own thread, so a client
+//! that connects and sends nothing (or stops answering mid-game) holds
+//! only its own thread and never delays the others. A read timeout could
+//! not tell such a client from an opponent thinking for minutes in a long
+//! game. The connections share one searcher behind a lock: memory stays
+//! that of one hash table, and games played at the same time take turns
+//! searching (the wait counts on the waiting game's clock). A connection
+//! that fails (the peer closes it, resets it, or a write meets a closed
+//! socket) ends only its own game.
 
-use std::io::{Read, Write};
+pub mod message;
+
+pub use message::{move_message, parse_dxp_board, parse_move_message, write_dxp_board};
+
+use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::game::Game;
-use crate::geometry::{Bits, Geometry};
-use crate::movegen::{generate, Move, MoveList};
+use crate::game::{Game, Outcome};
 use crate::position::Position;
-use crate::rules::{Color, International, Rules};
+use crate::rules::{Color, International};
 use crate::search::threads::Searcher;
 use crate::search::{Job, Limits};
+use message::{
+    find_move, gameacc_message, gamereq_message, parse_message, BadMessage, GameReq, Message,
+    MAX_LEN,
+};
 
 type R = International;
+
+/// Where event lines go (stderr in the binary). Shared by the connection
+/// threads.
+pub type Log = dyn Fn(&str) + Sync;
+
+/// Stack of a thread that searches (the search recurses deeply).
+const SEARCH_STACK: usize = 64 << 20;
 
 /// Options of a DXP session.
 #[derive(Clone, Debug)]
 pub struct DxpOptions {
-    /// TCP port (27531 is the standard).
+    /// TCP port (27531 is the standard; 0 lets the system choose one as
+    /// Follower, and the log line names it).
     pub port: u16,
     /// Connect to this host as Initiator; listen as Follower when `None`.
     pub connect: Option<String>,
     /// Address to listen on as Follower.
     pub listen: String,
+    /// Follower: serve one connection, then return.
+    pub once: bool,
     /// Initiator: minutes per player for the game.
     pub minutes: u32,
     /// Initiator: moves per game (0 = no limit).
@@ -51,6 +80,7 @@ impl Default for DxpOptions {
             port: 27531,
             connect: None,
             listen: "127.0.0.1".to_string(),
+            once: false,
             minutes: 5,
             moves: 0,
             games: 1,
@@ -66,26 +96,58 @@ impl Default for DxpOptions {
 struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
+    /// Dropping the rest of an over-long message, up to its NUL.
+    skipping: bool,
 }
 
 impl Conn {
-    fn send(&mut self, msg: &str) -> std::io::Result<()> {
+    fn new(stream: TcpStream) -> Self {
+        // Small messages that each wait for an answer: no Nagle delay.
+        let _ = stream.set_nodelay(true);
+        Conn {
+            stream,
+            buf: Vec::new(),
+            skipping: false,
+        }
+    }
+
+    fn send(&mut self, msg: &str) -> io::Result<()> {
         let mut bytes: Vec<u8> = msg
             .bytes()
             .filter(|b| (1..128).contains(b))
-            .take(127)
+            .take(MAX_LEN)
             .collect();
         bytes.push(0);
         self.stream.write_all(&bytes)?;
         self.stream.flush()
     }
 
-    /// The next message, or `None` when the peer closed the connection.
-    fn recv(&mut self) -> std::io::Result<Option<String>> {
+    /// The next message (the bytes before its NUL), or `None` when the peer
+    /// closed the connection. A message longer than DXP allows comes back
+    /// cut to `MAX_LEN + 1` bytes (so that it is reported), and the rest of
+    /// it, up to its NUL, is dropped.
+    fn recv(&mut self) -> io::Result<Option<Vec<u8>>> {
         loop {
-            if let Some(i) = self.buf.iter().position(|&b| b == 0) {
-                let msg: Vec<u8> = self.buf.drain(..=i).take(i).collect();
-                return Ok(Some(String::from_utf8_lossy(&msg).to_string()));
+            if self.skipping {
+                match self.buf.iter().position(|&b| b == 0) {
+                    Some(i) => {
+                        self.buf.drain(..=i);
+                        self.skipping = false;
+                    }
+                    None => self.buf.clear(),
+                }
+            }
+            if !self.skipping {
+                if let Some(i) = self.buf.iter().position(|&b| b == 0) {
+                    let msg: Vec<u8> = self.buf.drain(..=i).take(i).collect();
+                    return Ok(Some(msg));
+                }
+                if self.buf.len() > MAX_LEN {
+                    let msg = self.buf[..=MAX_LEN].to_vec();
+                    self.buf.clear();
+                    self.skipping = true;
+                    return Ok(Some(msg));
+                }
             }
             let mut chunk = [0u8; 1024];
             let n = self.stream.read(&mut chunk)?;
@@ -93,130 +155,8 @@ impl Conn {
                 return Ok(None);
             }
             self.buf.extend_from_slice(&chunk[..n]);
-            if self.buf.len() > 1 << 16 {
-                // No terminator in 64 KiB: not DXP.
-                self.buf.clear();
-            }
         }
     }
-}
-
-/// DXP's colour letters: `W` White, `Z` Black.
-fn colour_letter(c: Color) -> char {
-    match c {
-        Color::White => 'W',
-        Color::Black => 'Z',
-    }
-}
-
-fn parse_colour(c: u8) -> Option<Color> {
-    match c {
-        b'W' | b'w' => Some(Color::White),
-        b'Z' | b'z' | b'B' | b'b' => Some(Color::Black),
-        _ => None,
-    }
-}
-
-/// The 50-character DXP board (`e`, `w`, `z`, `W`, `Z`).
-pub fn write_dxp_board(pos: &Position<R>) -> String {
-    (0..50)
-        .map(|s| {
-            let b = <R as Rules>::Geo::bit(s);
-            let king = pos.kings() & b != 0;
-            if pos.pieces(Color::White) & b != 0 {
-                if king {
-                    'W'
-                } else {
-                    'w'
-                }
-            } else if pos.pieces(Color::Black) & b != 0 {
-                if king {
-                    'Z'
-                } else {
-                    'z'
-                }
-            } else {
-                'e'
-            }
-        })
-        .collect()
-}
-
-/// Reads a DXP board and side to move.
-pub fn parse_dxp_board(side: Color, board: &str) -> Result<Position<R>, String> {
-    let b = board.as_bytes();
-    if b.len() != 50 {
-        return Err(format!("board of {} characters, expected 50", b.len()));
-    }
-    let (mut w, mut z, mut k) = (0u64, 0u64, 0u64);
-    for (s, &c) in b.iter().enumerate() {
-        let bit = <R as Rules>::Geo::bit(s);
-        match c {
-            b'e' | b'E' => {}
-            b'w' => w |= bit,
-            b'W' => {
-                w |= bit;
-                k |= bit
-            }
-            b'z' => z |= bit,
-            b'Z' => {
-                z |= bit;
-                k |= bit
-            }
-            _ => return Err(format!("bad board character '{}'", c as char)),
-        }
-    }
-    Ok(Position::from_parts(w, z, k, side))
-}
-
-/// A MOVE message for `mv` using `secs` seconds.
-pub fn move_message(mv: &Move, secs: u64) -> String {
-    let sq = |bit: u8| <R as Rules>::Geo::square(1u64 << bit) + 1;
-    let caps: Vec<usize> = Bits(mv.captured)
-        .map(|b| <R as Rules>::Geo::square(b) + 1)
-        .collect();
-    let mut m = format!(
-        "M{:04}{:02}{:02}{:02}",
-        secs.min(9999),
-        sq(mv.from),
-        sq(mv.to),
-        caps.len()
-    );
-    for c in caps {
-        m.push_str(&format!("{c:02}"));
-    }
-    m
-}
-
-/// Finds the legal move a MOVE message describes (from, to and the set of
-/// captured squares).
-pub fn parse_move_message(pos: &Position<R>, msg: &str) -> Result<Move, String> {
-    let num = |a: usize, b: usize| -> Result<usize, String> {
-        msg.get(a..b)
-            .and_then(|t| t.parse::<usize>().ok())
-            .ok_or_else(|| format!("bad MOVE message '{msg}'"))
-    };
-    let from = num(5, 7)?;
-    let to = num(7, 9)?;
-    let n = num(9, 11)?;
-    let mut caps = 0u64;
-    for i in 0..n {
-        let c = num(11 + 2 * i, 13 + 2 * i)?;
-        if !(1..=50).contains(&c) {
-            return Err(format!("bad captured square {c} in '{msg}'"));
-        }
-        caps |= <R as Rules>::Geo::bit(c - 1);
-    }
-    if !(1..=50).contains(&from) || !(1..=50).contains(&to) {
-        return Err(format!("bad square in '{msg}'"));
-    }
-    let bit = |s: usize| <R as Rules>::Geo::bit(s - 1).trailing_zeros() as u8;
-    let mut list = MoveList::new();
-    generate(pos, &mut list);
-    list.iter()
-        .find(|m| m.from == bit(from) && m.to == bit(to) && m.captured == caps)
-        .copied()
-        .ok_or_else(|| format!("illegal move in '{msg}'"))
 }
 
 /// One game's state.
@@ -229,102 +169,490 @@ struct DxpGame {
     move_limit: u32,
 }
 
-/// Runs DXP as configured: as Follower, serves connections one after the
-/// other until one ends with a stop request; as Initiator, plays
-/// `opts.games` games.
-pub fn run(opts: &DxpOptions, log: &mut dyn FnMut(String)) -> std::io::Result<()> {
-    let mut searcher = Searcher::<R>::new(opts.threads, opts.hash);
+/// Where a connection's dialogue stands.
+enum State {
+    /// No game.
+    Idle,
+    /// A game in which the peer is to move (we answer every move at once).
+    Playing(DxpGame),
+    /// We sent GAMEEND and wait for the peer's.
+    Ending,
+}
+
+/// What the connection does after a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    /// The peer asked to stop (GAMEEND with stop code 1): close.
+    Close,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Initiator,
+    Follower,
+}
+
+/// One connection and what it needs to play.
+struct Peer<'a> {
+    conn: Conn,
+    /// Prefix of this connection's log lines.
+    tag: String,
+    role: Role,
+    opts: &'a DxpOptions,
+    searcher: &'a Mutex<Searcher<R>>,
+    log: &'a Log,
+}
+
+fn colour_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// What a GAMEEND reason says, from its sender's side.
+fn reason_text(reason: u8) -> &'static str {
+    match reason {
+        1 => "the sender loses",
+        2 => "a draw",
+        3 => "the sender wins",
+        _ => "no reason given",
+    }
+}
+
+/// Runs DXP as configured. As Follower: listens and serves every
+/// connection on its own thread, for ever (or one connection with
+/// `opts.once`). As Initiator: plays `opts.games` games; a connection lost
+/// or closed by the peer before they are played is an error.
+pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
+    let searcher = Mutex::new(Searcher::<R>::new(opts.threads, opts.hash));
     match &opts.connect {
         Some(host) => {
             let stream = TcpStream::connect((host.as_str(), opts.port))?;
-            let mut conn = Conn {
-                stream,
-                buf: Vec::new(),
+            let mut peer = Peer {
+                conn: Conn::new(stream),
+                tag: "dxp".to_string(),
+                role: Role::Initiator,
+                opts,
+                searcher: &searcher,
+                log,
             };
-            initiator(&mut conn, opts, &mut searcher, log)
+            on_search_stack(|| peer.initiator())
         }
         None => {
             let listener = TcpListener::bind((opts.listen.as_str(), opts.port))?;
-            log(format!("dxp: listening on {}:{}", opts.listen, opts.port));
-            for stream in listener.incoming() {
-                let mut conn = Conn {
-                    stream: stream?,
-                    buf: Vec::new(),
+            log(&format!("dxp: listening on {}", listener.local_addr()?));
+            if opts.once {
+                let (stream, addr) = listener.accept()?;
+                drop(listener);
+                let tag = "dxp #1".to_string();
+                log(&format!("{tag}: connection from {addr}"));
+                let peer = Peer {
+                    conn: Conn::new(stream),
+                    tag,
+                    role: Role::Follower,
+                    opts,
+                    searcher: &searcher,
+                    log,
                 };
-                if follower(&mut conn, opts, &mut searcher, log)? {
-                    break;
-                }
+                return on_search_stack(|| {
+                    peer.follow();
+                    Ok(())
+                });
             }
-            Ok(())
+            std::thread::scope(|scope| {
+                let mut count = 0u64;
+                loop {
+                    let (stream, addr) = match listener.accept() {
+                        Ok(s) => s,
+                        Err(e) => {
+                            // Out of descriptors and the like: do not spin.
+                            log(&format!("dxp: accept failed: {e}"));
+                            std::thread::sleep(Duration::from_millis(100));
+                            continue;
+                        }
+                    };
+                    count += 1;
+                    let tag = format!("dxp #{count}");
+                    log(&format!("{tag}: connection from {addr}"));
+                    let peer = Peer {
+                        conn: Conn::new(stream),
+                        tag: tag.clone(),
+                        role: Role::Follower,
+                        opts,
+                        searcher: &searcher,
+                        log,
+                    };
+                    let spawned = std::thread::Builder::new()
+                        .name(tag.clone())
+                        .stack_size(SEARCH_STACK)
+                        .spawn_scoped(scope, move || peer.follow());
+                    if let Err(e) = spawned {
+                        log(&format!("{tag}: cannot start its thread: {e}; closed"));
+                    }
+                }
+            })
         }
     }
 }
 
-/// Searches and sends our move; returns false when we have none (and have
-/// sent GAMEEND).
-fn play_our_move(
-    conn: &mut Conn,
-    g: &mut DxpGame,
-    opts: &DxpOptions,
-    searcher: &mut Searcher<R>,
-    log: &mut dyn FnMut(String),
-) -> std::io::Result<bool> {
-    if let Some(end) = game_end(g) {
-        conn.send(&format!("E{end}0"))?;
-        return Ok(false);
+/// Runs `f` on a thread with a stack large enough to search.
+fn on_search_stack<F>(f: F) -> io::Result<()>
+where
+    F: FnOnce() -> io::Result<()> + Send,
+{
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("dxp".into())
+            .stack_size(SEARCH_STACK)
+            .spawn_scoped(scope, f)?;
+        match handle.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+impl Peer<'_> {
+    fn say(&self, s: &str) {
+        (self.log)(&format!("{}: {s}", self.tag));
     }
-    let limits = match g.clock {
-        Some(left) => {
-            let played = g.game.moves().len() as u32 / 2;
-            let to_go = if g.move_limit > 0 {
-                g.move_limit.saturating_sub(played).max(5)
-            } else {
-                40
+
+    /// Logs an error about the peer's message and tells the peer in a CHAT.
+    fn complain(&mut self, s: &str) -> io::Result<()> {
+        self.say(s);
+        let text: String = format!("error: {s}").chars().take(MAX_LEN - 1).collect();
+        self.conn.send(&format!("C{text}"))
+    }
+
+    /// Serves a connection as Follower until the peer stops or the
+    /// connection fails; either way only this connection ends.
+    fn follow(mut self) {
+        let mut state = State::Idle;
+        let result = (|| -> io::Result<&'static str> {
+            loop {
+                let Some(frame) = self.conn.recv()? else {
+                    return Ok("closed by the peer");
+                };
+                if self.handle(&mut state, &frame)? == Flow::Close {
+                    return Ok("closed: the peer asked to stop");
+                }
+            }
+        })();
+        let abandoned = match state {
+            State::Idle => "",
+            State::Playing(_) | State::Ending => " (game abandoned)",
+        };
+        match result {
+            Ok(how) => self.say(&format!("{how}{abandoned}")),
+            Err(e) => self.say(&format!("connection lost: {e}{abandoned}")),
+        }
+    }
+
+    /// Plays `opts.games` games as Initiator, alternating colours, then asks
+    /// the Follower to stop.
+    fn initiator(&mut self) -> io::Result<()> {
+        let games = self.opts.games.max(1);
+        for n in 1..=games {
+            self.tag = format!("dxp: game {n}");
+            let lost = |e: io::Error| io::Error::new(e.kind(), format!("game {n}: {e}"));
+            let closed = || {
+                io::Error::new(
+                    io::ErrorKind::ConnectionAborted,
+                    format!("game {n}: the peer closed the connection"),
+                )
             };
-            Limits {
-                time: Some(left),
-                moves_to_go: Some(to_go),
-                ..Default::default()
+            let ours = if n % 2 == 1 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let start = Position::<R>::start();
+            let (name, minutes, moves) = (&self.opts.name, self.opts.minutes, self.opts.moves);
+            let req = gamereq_message(name, ours.flip(), minutes, moves, &start);
+            self.conn.send(&req).map_err(lost)?;
+            let code = loop {
+                let frame = self.conn.recv().map_err(lost)?.ok_or_else(closed)?;
+                match parse_message(&frame) {
+                    Ok(Message::GameAcc { code, .. }) => break code,
+                    Ok(Message::Chat(_)) => {}
+                    Ok(Message::GameEnd { .. }) => {
+                        self.say("the peer ended the session instead of accepting");
+                        return Ok(());
+                    }
+                    Ok(_) => self
+                        .complain("unexpected message while waiting for GAMEACC")
+                        .map_err(lost)?,
+                    Err(bad) if bad.header == Some(b'A') => {
+                        self.say(&format!("bad GAMEACC: {bad}"));
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("game {n}: bad GAMEACC: {bad}"),
+                        ));
+                    }
+                    Err(bad) => self.complain(&bad.reason).map_err(lost)?,
+                }
+            };
+            if code != 0 {
+                let why = match code {
+                    1 => "protocol version not supported",
+                    2 => "not this game",
+                    _ => "no game at all",
+                };
+                self.say(&format!("refused by the peer (GAMEACC code {code}: {why})"));
+                return Ok(());
+            }
+            let g = DxpGame {
+                start,
+                game: Game::new(start),
+                ours,
+                clock: (minutes > 0).then(|| Duration::from_secs(60 * minutes as u64)),
+                move_limit: moves,
+            };
+            let mut state = State::Idle;
+            self.begin(&mut state, g).map_err(lost)?;
+            while !matches!(state, State::Idle) {
+                let frame = self.conn.recv().map_err(lost)?.ok_or_else(closed)?;
+                if self.handle(&mut state, &frame).map_err(lost)? == Flow::Close {
+                    self.say("the peer asked to stop");
+                    return Ok(());
+                }
             }
         }
-        None => Limits::movetime(Duration::from_secs_f64(opts.default_move_time.max(0.01))),
-    };
-    let start = Instant::now();
-    let job = Job {
-        root: *g.game.position(),
-        history: g.game.history().to_vec(),
-        reversible: g.game.reversible_plies(),
-        limits,
-        multipv: 1,
-        start,
-        ponder: false,
-    };
-    let r = searcher.search(&job, &mut |_| {});
-    let used = start.elapsed();
-    if let Some(c) = &mut g.clock {
-        *c = c.saturating_sub(used);
+        self.tag = "dxp".to_string();
+        // The Follower may close as soon as it has read this.
+        let _ = self.conn.send("E01");
+        Ok(())
     }
-    match r.best {
-        Some(mv) => {
-            let msg = move_message(&mv, used.as_secs());
-            log(format!("dxp: send {msg}"));
-            conn.send(&msg)?;
-            g.game.play(&mv);
-            Ok(true)
+
+    /// Handles one message from the peer.
+    fn handle(&mut self, state: &mut State, frame: &[u8]) -> io::Result<Flow> {
+        let msg = match parse_message(frame) {
+            Ok(m) => m,
+            Err(bad) => {
+                self.bad_message(state, bad)?;
+                return Ok(Flow::Continue);
+            }
+        };
+        match msg {
+            Message::GameReq(req) if self.role == Role::Follower => {
+                self.game_request(state, *req)?
+            }
+            Message::GameReqVersion(v) if self.role == Role::Follower => {
+                *state = State::Idle;
+                self.say(&format!("GAMEREQ version {v:02} refused"));
+                let acc = gameacc_message(&self.opts.name, 1);
+                self.conn.send(&acc)?;
+            }
+            Message::Move(m) => match state {
+                State::Playing(g) => match find_move(g.game.position(), &m) {
+                    Ok(mv) => {
+                        g.game.play(&mv);
+                        if !self.play_our_move(g)? {
+                            *state = State::Ending;
+                        }
+                    }
+                    Err(e) => self.end_game(state, &e)?,
+                },
+                State::Ending => self.complain("MOVE after the game ended")?,
+                State::Idle => self.complain("MOVE with no game in progress")?,
+            },
+            Message::GameEnd { reason, stop } => {
+                match state {
+                    State::Playing(_) => {
+                        self.say(&format!(
+                            "game over: the peer ended it ({})",
+                            reason_text(reason)
+                        ));
+                        self.conn.send(&format!("E0{stop}"))?;
+                    }
+                    State::Ending => self.say("game over"),
+                    // A GAMEEND between games (an Initiator ending its
+                    // session) is answered too.
+                    State::Idle => self.conn.send(&format!("E0{stop}"))?,
+                }
+                *state = State::Idle;
+                if stop == 1 {
+                    return Ok(Flow::Close);
+                }
+            }
+            Message::Chat(_) => {}
+            Message::BackReq { number, side } => self.back_request(state, number, side)?,
+            Message::GameReq(_) | Message::GameReqVersion(_) => {
+                self.complain("unexpected GAMEREQ: we are the Initiator")?
+            }
+            Message::GameAcc { .. } => self.complain("unexpected GAMEACC")?,
+            Message::BackAcc { .. } => self.complain("unexpected BACKACC: we sent no BACKREQ")?,
         }
-        None => {
-            conn.send("E10")?;
-            Ok(false)
+        Ok(Flow::Continue)
+    }
+
+    /// A message that is not valid DXP: a CHAT names the fault, and the
+    /// message gets the answer its type calls for (see `protocol.md`).
+    fn bad_message(&mut self, state: &mut State, bad: BadMessage) -> io::Result<()> {
+        match bad.header {
+            Some(b'R') if self.role == Role::Follower => {
+                *state = State::Idle;
+                self.complain(&bad.reason)?;
+                let acc = gameacc_message(&self.opts.name, 2);
+                self.conn.send(&acc)
+            }
+            Some(b'M' | b'E') if matches!(state, State::Playing(_)) => {
+                self.end_game(state, &bad.reason)
+            }
+            Some(b'B') => {
+                self.complain(&bad.reason)?;
+                self.conn.send("K2")
+            }
+            _ => self.complain(&bad.reason),
         }
     }
+
+    /// Ends the game on the peer's error: a CHAT naming it, then GAMEEND
+    /// (reason 0, a next game welcome).
+    fn end_game(&mut self, state: &mut State, error: &str) -> io::Result<()> {
+        self.complain(error)?;
+        self.say("game over: ended on the peer's error");
+        *state = State::Ending;
+        self.conn.send("E00")
+    }
+
+    /// Accepts a GAMEREQ (which abandons a game in progress) and starts it.
+    fn game_request(&mut self, state: &mut State, req: GameReq) -> io::Result<()> {
+        *state = State::Idle;
+        let acc = gameacc_message(&self.opts.name, 0);
+        self.conn.send(&acc)?;
+        let start = req.start.unwrap_or_else(Position::<R>::start);
+        self.say(&format!(
+            "game with '{}': we play {}, {} min, {} moves{}",
+            req.name,
+            colour_name(req.follower),
+            req.minutes,
+            req.moves,
+            if req.start.is_some() {
+                ", from a given position"
+            } else {
+                ""
+            }
+        ));
+        let g = DxpGame {
+            start,
+            game: Game::new(start),
+            ours: req.follower,
+            clock: (req.minutes > 0).then(|| Duration::from_secs(60 * u64::from(req.minutes))),
+            move_limit: req.moves,
+        };
+        self.begin(state, g)
+    }
+
+    /// Starts a game: a fresh table, and our move if we begin.
+    fn begin(&mut self, state: &mut State, g: DxpGame) -> io::Result<()> {
+        lock(self.searcher).clear();
+        // In the state first: a connection lost during our move abandons
+        // this game.
+        *state = State::Playing(g);
+        if let State::Playing(g) = state {
+            if g.start.side() == g.ours && !self.play_our_move(g)? {
+                *state = State::Ending;
+            }
+        }
+        Ok(())
+    }
+
+    /// BACKREQ: back to move `number` with `side` to move, when that is
+    /// within the game (`K0`, then our move if it is ours), else `K2`.
+    fn back_request(&mut self, state: &mut State, number: u32, side: Color) -> io::Result<()> {
+        let State::Playing(g) = state else {
+            self.complain("BACKREQ with no game in progress")?;
+            return self.conn.send("K2");
+        };
+        let plies = 2 * (number as usize - 1) + usize::from(side != g.start.side());
+        if plies > g.game.moves().len() {
+            return self.conn.send("K2");
+        }
+        let mut game = Game::new(g.start);
+        for m in &g.game.moves()[..plies] {
+            game.play(m);
+        }
+        g.game = game;
+        self.conn.send("K0")?;
+        if g.game.position().side() == g.ours && !self.play_our_move(g)? {
+            *state = State::Ending;
+        }
+        Ok(())
+    }
+
+    /// Searches and sends our move; returns false when the game is over
+    /// (and we have sent GAMEEND).
+    fn play_our_move(&mut self, g: &mut DxpGame) -> io::Result<bool> {
+        if let Some(end) = game_end(g) {
+            let what = if end == '1' { "we lose" } else { "a draw" };
+            self.say(&format!("game over: {what}"));
+            self.conn.send(&format!("E{end}0"))?;
+            return Ok(false);
+        }
+        let limits = match g.clock {
+            Some(left) => {
+                let played = g.game.moves().len() as u32 / 2;
+                let to_go = if g.move_limit > 0 {
+                    g.move_limit.saturating_sub(played).max(5)
+                } else {
+                    40
+                };
+                Limits {
+                    time: Some(left),
+                    moves_to_go: Some(to_go),
+                    ..Default::default()
+                }
+            }
+            None => Limits::movetime(Duration::from_secs_f64(
+                self.opts.default_move_time.max(0.01),
+            )),
+        };
+        // The clock runs from here: waiting for another game's search
+        // counts.
+        let start = Instant::now();
+        let job = Job {
+            root: *g.game.position(),
+            history: g.game.history().to_vec(),
+            reversible: g.game.reversible_plies(),
+            limits,
+            multipv: 1,
+            start,
+            ponder: false,
+        };
+        let r = lock(self.searcher).search(&job, &mut |_| {});
+        let used = start.elapsed();
+        if let Some(c) = &mut g.clock {
+            *c = c.saturating_sub(used);
+        }
+        match r.best {
+            Some(mv) => {
+                self.conn.send(&move_message(&mv, used.as_secs()))?;
+                g.game.play(&mv);
+                Ok(true)
+            }
+            None => {
+                self.say("game over: we lose");
+                self.conn.send("E10")?;
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// The shared searcher (a panic elsewhere does not make it unusable).
+fn lock(searcher: &Mutex<Searcher<R>>) -> std::sync::MutexGuard<'_, Searcher<R>> {
+    searcher.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// GAMEEND reason for the side to move when the game is over by rule: `1`
 /// (it has lost) or `2` (draw).
 fn game_end(g: &DxpGame) -> Option<char> {
     match g.game.outcome() {
-        Some(crate::game::Outcome::Win(_)) => Some('1'),
-        Some(crate::game::Outcome::Draw(_)) => Some('2'),
+        Some(Outcome::Win(_)) => Some('1'),
+        Some(Outcome::Draw(_)) => Some('2'),
         None => {
             if g.move_limit > 0 && g.game.moves().len() as u32 >= 2 * g.move_limit {
                 Some('2')
@@ -332,250 +660,5 @@ fn game_end(g: &DxpGame) -> Option<char> {
                 None
             }
         }
-    }
-}
-
-/// Handles the messages every role shares during a game. Returns `Some`
-/// when the game or the session ends (`true` = stop the session).
-fn game_message(
-    conn: &mut Conn,
-    msg: &str,
-    g: &mut DxpGame,
-    opts: &DxpOptions,
-    searcher: &mut Searcher<R>,
-    log: &mut dyn FnMut(String),
-) -> std::io::Result<Option<bool>> {
-    match msg.as_bytes().first() {
-        Some(b'M') => {
-            if g.game.position().side() == g.ours {
-                log(format!("dxp: MOVE out of turn ignored: {msg}"));
-                return Ok(None);
-            }
-            match parse_move_message(g.game.position(), msg) {
-                Ok(mv) => {
-                    g.game.play(&mv);
-                    play_our_move(conn, g, opts, searcher, log)?;
-                }
-                Err(e) => {
-                    log(format!("dxp: {e}"));
-                    conn.send(&format!("C{}", e.chars().take(120).collect::<String>()))?;
-                }
-            }
-            Ok(None)
-        }
-        Some(b'E') => {
-            let stop = msg.as_bytes().get(2) == Some(&b'1');
-            conn.send(if stop { "E01" } else { "E00" })?;
-            Ok(Some(stop))
-        }
-        Some(b'C') => Ok(None),
-        Some(b'B') => {
-            let n = msg.get(1..4).and_then(|t| t.parse::<usize>().ok());
-            let c = msg.as_bytes().get(4).and_then(|&c| parse_colour(c));
-            match (n, c) {
-                (Some(n), Some(c)) if n >= 1 => {
-                    let first = g.start.side();
-                    let plies = 2 * (n - 1) + usize::from(c != first);
-                    if plies <= g.game.moves().len() {
-                        let moves: Vec<Move> = g.game.moves()[..plies].to_vec();
-                        let mut game = Game::new(g.start);
-                        for m in &moves {
-                            game.play(m);
-                        }
-                        g.game = game;
-                        conn.send("K0")?;
-                        if g.game.position().side() == g.ours {
-                            play_our_move(conn, g, opts, searcher, log)?;
-                        }
-                    } else {
-                        conn.send("K2")?;
-                    }
-                }
-                _ => conn.send("K1")?,
-            }
-            Ok(None)
-        }
-        Some(b'R') => Ok(None),
-        _ => {
-            log(format!("dxp: unknown message '{msg}'"));
-            Ok(None)
-        }
-    }
-}
-
-/// Serves one connection as Follower. Returns true when the Initiator asked
-/// to stop altogether.
-fn follower(
-    conn: &mut Conn,
-    opts: &DxpOptions,
-    searcher: &mut Searcher<R>,
-    log: &mut dyn FnMut(String),
-) -> std::io::Result<bool> {
-    let mut game: Option<DxpGame> = None;
-    while let Some(msg) = conn.recv()? {
-        log(format!("dxp: recv {msg}"));
-        if msg.starts_with('R') {
-            let b = msg.as_bytes();
-            let name = format!("A{:<32}", opts.name.chars().take(32).collect::<String>());
-            if msg.get(1..3) != Some("01") {
-                conn.send(&format!("{name}1"))?;
-                continue;
-            }
-            let ours = b.get(35).and_then(|&c| parse_colour(c));
-            let minutes = msg.get(36..39).and_then(|t| t.trim().parse::<u64>().ok());
-            let moves = msg
-                .get(39..42)
-                .and_then(|t| t.trim().parse::<u32>().ok())
-                .unwrap_or(0);
-            let start = match b.get(42) {
-                Some(b'B') => b
-                    .get(43)
-                    .and_then(|&c| parse_colour(c))
-                    .ok_or_else(|| "bad colour to move".to_string())
-                    .and_then(|side| parse_dxp_board(side, msg.get(44..94).unwrap_or(""))),
-                _ => Ok(Position::<R>::start()),
-            };
-            match (ours, start) {
-                (Some(ours), Ok(start)) => {
-                    conn.send(&format!("{name}0"))?;
-                    searcher.clear();
-                    let mut g = DxpGame {
-                        start,
-                        game: Game::new(start),
-                        ours,
-                        clock: minutes
-                            .filter(|&m| m > 0)
-                            .map(|m| Duration::from_secs(60 * m)),
-                        move_limit: moves,
-                    };
-                    if start.side() == ours {
-                        play_our_move(conn, &mut g, opts, searcher, log)?;
-                    }
-                    game = Some(g);
-                }
-                (_, Err(e)) => {
-                    log(format!("dxp: bad GAMEREQ: {e}"));
-                    conn.send(&format!("{name}2"))?;
-                }
-                _ => conn.send(&format!("{name}2"))?,
-            }
-            continue;
-        }
-        match &mut game {
-            Some(g) => {
-                if let Some(stop) = game_message(conn, &msg, g, opts, searcher, log)? {
-                    game = None;
-                    if stop {
-                        return Ok(true);
-                    }
-                }
-            }
-            None => {
-                if msg.starts_with('E') {
-                    let stop = msg.as_bytes().get(2) == Some(&b'1');
-                    conn.send(if stop { "E01" } else { "E00" })?;
-                    if stop {
-                        return Ok(true);
-                    }
-                } else if !msg.starts_with('C') {
-                    log(format!("dxp: no game in progress for '{msg}'"));
-                }
-            }
-        }
-    }
-    Ok(false)
-}
-
-/// Plays `opts.games` games as Initiator, alternating colours.
-fn initiator(
-    conn: &mut Conn,
-    opts: &DxpOptions,
-    searcher: &mut Searcher<R>,
-    log: &mut dyn FnMut(String),
-) -> std::io::Result<()> {
-    for n in 0..opts.games.max(1) {
-        let ours = if n % 2 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let start = Position::<R>::start();
-        let req = format!(
-            "R01{:<32}{}{:03}{:03}B{}{}",
-            opts.name.chars().take(32).collect::<String>(),
-            colour_letter(ours.flip()),
-            opts.minutes.min(999),
-            opts.moves.min(999),
-            colour_letter(start.side()),
-            write_dxp_board(&start)
-        );
-        conn.send(&req)?;
-        let accepted = loop {
-            match conn.recv()? {
-                None => return Ok(()),
-                Some(m) if m.starts_with('A') => break m.ends_with('0'),
-                Some(_) => {}
-            }
-        };
-        if !accepted {
-            log("dxp: game refused".to_string());
-            return Ok(());
-        }
-        searcher.clear();
-        let mut g = DxpGame {
-            start,
-            game: Game::new(start),
-            ours,
-            clock: (opts.minutes > 0).then(|| Duration::from_secs(60 * opts.minutes as u64)),
-            move_limit: opts.moves,
-        };
-        if start.side() == ours {
-            play_our_move(conn, &mut g, opts, searcher, log)?;
-        }
-        loop {
-            let Some(msg) = conn.recv()? else {
-                return Ok(());
-            };
-            log(format!("dxp: recv {msg}"));
-            if let Some(stop) = game_message(conn, &msg, &mut g, opts, searcher, log)? {
-                if stop {
-                    return Ok(());
-                }
-                break;
-            }
-        }
-    }
-    conn.send("E01")?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::notation::fen::parse_fen;
-
-    #[test]
-    fn move_messages_round_trip() {
-        let p = Position::<R>::start();
-        let mut list = MoveList::new();
-        generate(&p, &mut list);
-        for m in &list {
-            assert_eq!(parse_move_message(&p, &move_message(m, 12)).unwrap(), *m);
-        }
-        let p = parse_fen::<R>("W:W28,32:B23").unwrap();
-        let mut list = MoveList::new();
-        generate(&p, &mut list);
-        assert_eq!(move_message(&list[0], 0), "M0000281901".to_string() + "23");
-        assert!(parse_move_message(&p, "M00002819").is_err());
-        assert!(parse_move_message(&p, "M0000281901").is_err());
-    }
-
-    #[test]
-    fn board_round_trip() {
-        let p = Position::<R>::start();
-        let s = write_dxp_board(&p);
-        assert_eq!(s, "zzzzzzzzzzzzzzzzzzzzeeeeeeeeeewwwwwwwwwwwwwwwwwwww");
-        assert_eq!(parse_dxp_board(Color::White, &s).unwrap(), p);
-        assert!(parse_dxp_board(Color::White, "zz").is_err());
     }
 }
