@@ -163,6 +163,11 @@ def dxp_game(max_moves):
         if max_moves:
             assert ended_by is not None and len(board.move_stack) == 2 * max_moves, (
                 ended_by, len(board.move_stack))
+        # The Follower outlives its client and serves the next connection.
+        time.sleep(0.5)
+        assert server.poll() is None, "kondavo dxp exited after its client left"
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        server.terminate()
         server.wait(timeout=20)
         end = ended_by or f"winner {board.winner()}"
         yield f"dxp game: {len(board.move_stack)} plies, {end}"
