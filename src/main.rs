@@ -51,22 +51,22 @@ enum Command {
         #[arg(long, conflicts_with = "connect")]
         once: bool,
         /// Initiator: minutes per player per game.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
         minutes: u32,
         /// Initiator: moves per game (0 = no limit).
         #[arg(long, default_value_t = 0)]
         moves: u32,
         /// Initiator: number of games.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         games: u32,
         /// Seconds per move when a game request gives no time.
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = positive_seconds)]
         movetime: f64,
         /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         threads: usize,
         /// Hash table size in MiB.
-        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB)]
+        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = at_least_one)]
         hash: usize,
     },
     /// Count the leaves of the legal move tree (move generator check and

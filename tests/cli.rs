@@ -38,6 +38,10 @@ fn zero_negative_and_nonsense_values_are_refused() {
         (&["bench", "--depth", "-2"], "--depth"),
         (&["perft", "--threads", "0"], "--threads"),
         (&["perft", "--depth", "-1"], "--depth"),
+        (&["dxp", "--threads", "0"], "--threads"),
+        (&["dxp", "--hash", "0"], "--hash"),
+        (&["dxp", "--movetime", "-1"], "--movetime"),
+        (&["dxp", "--games", "0"], "--games"),
     ];
     for (args, option) in cases {
         let (out, err, ok) = kondavo(args);
