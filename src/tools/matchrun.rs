@@ -1103,7 +1103,7 @@ mod tests {
         // 23 plies: White's 12th move wins.
         assert_eq!(eval_comment(WIN - 23), "[%eval #12]");
         assert_eq!(eval_comment(-(WIN - 4)), "[%eval #-2]");
-        assert_eq!(eval_comment(WIN_BOUND), "[%eval 299.00]");
+        assert_eq!(eval_comment(WIN_BOUND), "[%eval 300.00]");
     }
 
     fn game_after<R: Rules>(fen: &str, moves: &[&str]) -> Game<R> {
@@ -1127,7 +1127,7 @@ mod tests {
 
         // King against king: the FMJD 5-move rule, ten plies after the
         // last capture, with no position repeated.
-        let g = shuffle_kings::<International>("W:WK46:BK5");
+        let g = shuffle_kings::<International>("W:WK38:BK13");
         assert_eq!(g.moves().len(), 10);
         let (w, e, text) = rule_ending(&g, g.outcome().unwrap());
         assert_eq!((w, e), (None, Ending::EndgameRule));
@@ -1138,7 +1138,7 @@ mod tests {
         assert_eq!(Ending::of_termination(&text), e);
 
         // Russian kings: the 15-move rule after 30 plies.
-        let g = shuffle_kings::<Russian>("W:WKa1,Kc1:BKh8,Kf8");
+        let g = shuffle_kings::<Russian>("W:WKc3:BKf8");
         assert_eq!(g.moves().len(), 30);
         let (w, e, text) = rule_ending(&g, g.outcome().unwrap());
         assert_eq!((w, e), (None, Ending::MoveRule));
@@ -1158,29 +1158,36 @@ mod tests {
     }
 
     /// Plays king moves from `fen` until a rule ends the game, never
-    /// repeating a position nor allowing a capture.
+    /// repeating a position nor allowing a capture (a depth-first search
+    /// for such a line).
     fn shuffle_kings<R: Rules>(fen: &str) -> Game<R> {
-        use crate::movegen::{generate, MoveList};
-        let mut g = Game::new(parse_fen::<R>(fen).unwrap());
-        let mut seen = FxHashSet::default();
-        seen.insert(g.position().key());
-        while g.outcome().is_none() {
+        fn extend<R: Rules>(g: &Game<R>, seen: &mut FxHashSet<u64>) -> Option<Game<R>> {
+            use crate::movegen::{generate, MoveList};
+            if g.outcome().is_some() {
+                return Some(g.clone());
+            }
             let mut list = MoveList::new();
             generate(g.position(), &mut list);
-            let safe = |m: &Move| {
-                let mut p = *g.position();
-                p.play(m);
+            for m in list.iter() {
+                let mut next = g.clone();
+                next.play(m);
                 let mut replies = MoveList::new();
-                generate(&p, &mut replies);
-                !m.is_capture()
-                    && !seen.contains(&p.key())
-                    && !replies.iter().any(|r| r.is_capture())
-            };
-            let mv = *list.iter().find(|m| safe(m)).expect("a quiet new move");
-            g.play(&mv);
-            seen.insert(g.position().key());
+                generate(next.position(), &mut replies);
+                let key = next.position().key();
+                if m.is_capture() || replies.iter().any(|r| r.is_capture()) || !seen.insert(key) {
+                    continue;
+                }
+                if let Some(done) = extend(&next, seen) {
+                    return Some(done);
+                }
+                seen.remove(&key);
+            }
+            None
         }
-        g
+        let g = Game::new(parse_fen::<R>(fen).unwrap());
+        let mut seen = FxHashSet::default();
+        seen.insert(g.position().key());
+        extend(&g, &mut seen).expect("a quiet line to the draw rule")
     }
 
     #[test]

@@ -598,13 +598,13 @@ impl HubPlayer {
         }
     }
 
-    /// Label of log lines: the engine's name or program, and its pid.
+    /// Label of log lines: `name=` or the program's file name, and the
+    /// process id.
     fn who(&self) -> String {
         let name = self
             .spec
             .name
             .clone()
-            .or_else(|| self.declared.name.clone())
             .unwrap_or_else(|| self.spec.default_name());
         match &self.child {
             Some(c) => format!("{name} {}", c.id()),
@@ -1158,10 +1158,10 @@ mod tests {
             start_timeout: Duration::from_secs(1),
             log: None,
         };
-        let start = parse_fen::<International>("W:W28,K46:B23,K5").unwrap();
+        let start = parse_fen::<International>("W:W28,K46:B23,K1").unwrap();
         let mut pos = start;
         let mut moves = Vec::new();
-        for m in ["28x19", "5-10", "46-41", "10-5"] {
+        for m in ["28x19", "1-7", "46-41", "7-1"] {
             let mv = parse_move(&pos, m).unwrap();
             pos.play(&mv);
             moves.push(mv);
@@ -1173,7 +1173,7 @@ mod tests {
         assert_eq!(
             reversible,
             format!(
-                "pos pos={} moves=\"5-10 46-41 10-5\"",
+                "pos pos={} moves=\"1-7 46-41 7-1\"",
                 write_hub_pos(&after_capture)
             )
         );
@@ -1182,7 +1182,7 @@ mod tests {
         assert_eq!(
             game,
             format!(
-                "pos pos={} moves=\"28x19x23 5-10 46-41 10-5\"",
+                "pos pos={} moves=\"28x19x23 1-7 46-41 7-1\"",
                 write_hub_pos(&start)
             )
         );
