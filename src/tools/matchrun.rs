@@ -706,6 +706,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         None => None,
     };
     let total = sched.len();
+    let resumed = done.len();
     let results = Mutex::new(done);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -854,7 +855,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                     let mut last = last_line.lock().expect("progress");
                     if last.is_none_or(|t| t.elapsed() >= every) {
                         *last = Some(Instant::now());
-                        eprintln!("{}", progress_line(played, total, todo.len(), k, &score, started));
+                        eprintln!("{}", progress_line(played, total, played - resumed, todo.len(), &score, started));
                     }
                 }
             });
@@ -939,7 +940,8 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 "{:>4}  {:<40} {:>8.1} {:>8.1} {:>6} {:>6.1}%",
                 i + 1,
                 names[r.player],
-                r.elo,
+                // No "-0.0".
+                r.elo + 0.0,
                 r.error95,
                 r.games,
                 100.0 * r.score
@@ -970,13 +972,12 @@ fn endings_line<R: Rules>(results: &[GameResult]) -> String {
 fn progress_line(
     played: usize,
     total: usize,
+    done_here: usize,
     todo: usize,
-    started_here: usize,
     score: &Option<Score>,
     started: Instant,
 ) -> String {
     let elapsed = started.elapsed();
-    let done_here = (started_here + 1).min(todo);
     let per_min = if elapsed.as_secs_f64() > 0.0 {
         done_here as f64 * 60.0 / elapsed.as_secs_f64()
     } else {
