@@ -106,7 +106,7 @@ enum Command {
         search: SearchArgs,
     },
     /// Play games between engines: Elo, SPRT, PDN, rating lists.
-    Match(MatchArgs),
+    Match(Box<MatchArgs>),
     /// Analyse positions (FEN or every position of a PDN) for scripts:
     /// JSON lines, or an annotated PDN.
     Analyse(AnalyseArgs),
@@ -130,6 +130,24 @@ enum Command {
 
 /// Options of `kondavo match`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Engines (--a, --b, --engine):
+  kondavo[:OPTIONS]           kondavo's search in this process
+  \"<command line>\"            a Hub engine, e.g. \"dame hub\"
+  cmd=<command line>,OPTIONS  a Hub engine with options
+OPTIONS are key=value separated by commas (quote a value holding commas):
+  name=N        name in tables and the PDN (default: the engine's id name=;
+                names given twice get #<position> appended)
+  threads=N     search threads (Hub: set-param name=threads; in-process 1)
+  hash=MiB      hash table (Hub: set-param name=hash; in-process 64)
+  depth=D, nodes=N   fixed depth / nodes per move instead of the clock
+  history=game  send the game's initial position and every move (default
+                history=reversible: the position after the last capture or
+                man move and the moves since)
+  param.X=V     set-param name=X value=V (Hub engines only)
+--a-option, --b-option and --each add options to A, B or every engine:
+  --a \"dame hub\" --a-option hash=64 --each history=game
+protocol.md (section Match) lists everything sent to a Hub engine.")]
 struct MatchArgs {
     /// Rule set.
     #[arg(long, default_value = "international")]
@@ -159,11 +177,11 @@ struct MatchArgs {
     /// Stop early by SPRT: `elo0,elo1,alpha,beta` (two engines).
     #[arg(long)]
     sprt: Option<String>,
-    /// Continue a match from the games already in the PDN file.
+    /// Continue a match from the games already in the PDN file (engines
+    /// are matched by name).
     #[arg(long)]
     resume: bool,
-    /// Engine A: `kondavo[:threads=N,hash=M,depth=D,nodes=N]` or a Hub
-    /// engine command line (`"dame hub"`).
+    /// Engine A (see "Engines" below).
     #[arg(long)]
     a: Option<String>,
     /// Engine B.
@@ -172,6 +190,16 @@ struct MatchArgs {
     /// More engines (repeat): a round robin, or a gauntlet with --gauntlet.
     #[arg(long = "engine")]
     engines: Vec<String>,
+    /// An option of engine A, `key=value` (repeat).
+    #[arg(long = "a-option")]
+    a_options: Vec<String>,
+    /// An option of engine B, `key=value` (repeat).
+    #[arg(long = "b-option")]
+    b_options: Vec<String>,
+    /// An option of every engine, `key=value` (repeat; applied before each
+    /// engine's own).
+    #[arg(long)]
+    each: Vec<String>,
     /// With more than two engines, the first plays all the others.
     #[arg(long)]
     gauntlet: bool,
@@ -187,6 +215,26 @@ struct MatchArgs {
     /// Seed of generated openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seconds a move may exceed its time (clock plus increment, or the
+    /// move time) before the mover loses on time.
+    #[arg(long, default_value_t = 0.2)]
+    time_margin: f64,
+    /// Stop the match when one engine fails (exits, hangs, cannot
+    /// restart) this many games in a row.
+    #[arg(long, default_value_t = 3)]
+    max_failures: usize,
+    /// Seconds a Hub engine gets for each of `hub` (until `wait`), `init`
+    /// (until `ready`) and `ping` (until `pong`).
+    #[arg(long, default_value_t = 30.0)]
+    start_timeout: f64,
+    /// File for the Hub engines' standard error [default: the PDN file
+    /// with extension .engines.log, else kondavo-match-engines.log].
+    #[arg(long)]
+    engine_log: Option<String>,
+    /// Without a terminal on stderr: seconds between plain progress lines
+    /// (written after a game ends; 0 = after every game).
+    #[arg(long, default_value_t = 10.0)]
+    progress_interval: f64,
 }
 
 /// Limits and resources of one search (`search`, and each position of
@@ -301,10 +349,30 @@ fn pair<const N: usize>(text: &str, what: &str) -> Result<[i64; N], String> {
 }
 
 fn run_match(a: MatchArgs) -> Result<(), String> {
-    let mut specs = Vec::new();
-    for e in a.a.iter().chain(a.b.iter()).chain(a.engines.iter()) {
-        specs.push(EngineSpec::parse(e).map_err(|x| format!("engine '{e}': {x}"))?);
+    let named: Vec<(&String, &[String])> =
+        a.a.iter()
+            .map(|e| (e, a.a_options.as_slice()))
+            .chain(a.b.iter().map(|e| (e, a.b_options.as_slice())))
+            .chain(a.engines.iter().map(|e| (e, &[] as &[String])))
+            .collect();
+    if a.a.is_none() && !a.a_options.is_empty() || a.b.is_none() && !a.b_options.is_empty() {
+        return Err("--a-option / --b-option need --a / --b".into());
     }
+    let mut specs = Vec::new();
+    for (e, own) in named {
+        let mut spec = EngineSpec::parse(e).map_err(|x| format!("engine '{e}': {x}"))?;
+        for o in a.each.iter().chain(own) {
+            spec.apply(o).map_err(|x| format!("engine '{e}': {x}"))?;
+        }
+        specs.push(spec);
+    }
+    let seconds = |v: f64, what: &str| -> Result<Duration, String> {
+        if v.is_finite() && (0.0..=1e6).contains(&v) {
+            Ok(Duration::from_secs_f64(v))
+        } else {
+            Err(format!("{what}: expected seconds from 0 to 1000000"))
+        }
+    };
     let tc = match (a.movetime, &a.tc) {
         (Some(s), _) => TimeControl::PerMove(Duration::from_secs_f64(s.clamp(0.001, 1e6))),
         (None, Some(t)) => t.parse::<TimeControl>()?,
@@ -349,6 +417,11 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
         draw_after,
         seed: a.seed,
         progress: std::io::stderr().is_terminal(),
+        progress_lines: Some(seconds(a.progress_interval, "--progress-interval")?),
+        engine_log: a.engine_log,
+        max_failures: a.max_failures.max(1),
+        start_timeout: seconds(a.start_timeout, "--start-timeout")?,
+        time_margin: seconds(a.time_margin, "--time-margin")?,
     };
     tools::matchrun::run_match(&opts, &mut |l| println!("{l}"))
 }
@@ -508,7 +581,7 @@ fn main() -> ExitCode {
             let limits = search.limits(Limits::movetime(Duration::from_secs(5)));
             run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
         }
-        Some(Command::Match(a)) => run_match(a),
+        Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Bench {
             variant,

@@ -88,10 +88,11 @@ fn match_against_an_external_hub_engine() {
     );
 }
 
-/// A broken external engine loses every game with the reason recorded, and
-/// the run goes on.
+/// An engine that cannot start stops the match before any game: an error,
+/// a failing exit status, and no result line (more cases in
+/// tests/matchrun.rs).
 #[test]
-fn a_crashing_engine_loses_and_the_run_continues() {
+fn an_engine_that_cannot_start_stops_the_match() {
     let pdn = tmp("crash.pdn");
     let (out, err, ok) = kondavo(&[
         "match",
@@ -107,12 +108,15 @@ fn a_crashing_engine_loses_and_the_run_continues() {
         "/nonexistent/engine hub",
         "--pdn",
         &pdn,
+        "--engine-log",
+        &tmp("crash.log"),
     ]);
-    assert!(ok, "{out}\n{err}");
-    let (score, _, _, games) = parse_result(&out);
-    assert_eq!((games, score), (2, 1.0));
-    let text = std::fs::read_to_string(&pdn).unwrap();
-    assert!(text.contains("cannot start"), "{text}");
+    assert!(!ok, "{out}\n{err}");
+    assert!(!out.contains("result"), "{out}");
+    assert!(
+        err.contains("engine B (/nonexistent/engine hub) cannot play: cannot start"),
+        "{err}"
+    );
 }
 
 /// Stronger settings beat weaker ones clearly; the SPRT stops early.
@@ -161,8 +165,12 @@ fn round_robin_rating_list() {
     ]);
     assert!(ok, "{out}\n{err}");
     assert!(out.contains("rating list (turkish, 6 games)"), "{out}");
+    let list: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("rating list"))
+        .collect();
     for name in ["kondavo:depth=5", "kondavo:depth=3", "kondavo:depth=1"] {
-        assert_eq!(out.lines().filter(|l| l.contains(name)).count(), 1, "{out}");
+        assert_eq!(list.iter().filter(|l| l.contains(name)).count(), 1, "{out}");
     }
 }
 

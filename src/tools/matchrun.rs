@@ -2,23 +2,32 @@
 //! sides, adjudication, a PDN of every game flushed as soon as it ends,
 //! Elo with error bars, SPRT, resuming, and rating lists for more than two
 //! engines.
+//!
+//! Every engine is started once before the first game: a match with an
+//! engine that cannot play stops before it begins. An engine that fails
+//! later (exits, hangs) loses that game by forfeit and is restarted for its
+//! next one; after `max_failures` failures in a row the match stops with an
+//! error and prints no result.
 
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::eval::Evaluate;
 use crate::game::{DrawReason, Game, Outcome};
 use crate::movegen::Move;
+use crate::notation::movetext::move_with_captures;
 use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
-use crate::rules::Color;
-use crate::search::{Limits, WIN_BOUND};
+use crate::rules::{Color, Rules};
+use crate::search::{Limits, WIN, WIN_BOUND};
 use crate::tools::openings::{generate_openings, read_openings, Opening};
-use crate::tools::players::{make_player, EngineSpec, Player, PlayerError, TimeControl};
+use crate::tools::players::{
+    make_player, EngineKind, EngineLog, EngineSpec, HubConfig, Player, PlayerError, TimeControl,
+};
 use crate::tools::stats::{format_elo, los, rating_list, Score, Sprt, SprtStatus};
 use crate::{with_rules, Variant};
 
@@ -63,8 +72,34 @@ pub struct MatchOptions {
     pub draw_after: usize,
     /// Seed of generated openings.
     pub seed: u64,
-    /// Show a progress bar on stderr.
+    /// Show a progress bar on stderr (for a terminal).
     pub progress: bool,
+    /// Without the bar: a plain progress line on stderr after a game when
+    /// this long has passed since the last one (`None`: no lines).
+    pub progress_lines: Option<Duration>,
+    /// File of the external engines' standard error; by default the PDN
+    /// file with the extension `engines.log`, else
+    /// `kondavo-match-engines.log` in the working directory.
+    pub engine_log: Option<String>,
+    /// Failures of one engine in a row (exits, hangs, failed restarts)
+    /// that stop the match.
+    pub max_failures: usize,
+    /// Limit on each handshake step of an external engine.
+    pub start_timeout: Duration,
+    /// Margin over a move's time before the mover loses on time.
+    pub time_margin: Duration,
+}
+
+/// The engine log used when none is named: next to the PDN, else in the
+/// working directory.
+pub fn default_engine_log(pdn: Option<&str>) -> String {
+    match pdn {
+        Some(p) => std::path::Path::new(p)
+            .with_extension("engines.log")
+            .to_string_lossy()
+            .to_string(),
+        None => "kondavo-match-engines.log".into(),
+    }
 }
 
 /// One scheduled game.
@@ -76,19 +111,128 @@ struct GameSpec {
     opening: usize,
 }
 
+/// How a game ended, by kind (the `endings:` line counts these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ending {
+    /// The loser had no legal move (or no pieces).
+    NoMove,
+    /// Threefold repetition.
+    Repetition,
+    /// The variant's N-move rule.
+    MoveRule,
+    /// An endgame rule (International: FMJD 16- and 5-move rules).
+    EndgameRule,
+    /// `--max-plies`.
+    MaxPlies,
+    /// `--resign`.
+    WinAdjudication,
+    /// `--draw`.
+    DrawAdjudication,
+    /// A move over the time.
+    TimeForfeit,
+    /// An illegal move or no move.
+    IllegalMove,
+    /// The engine could not start, exited or hung.
+    EngineFailure,
+    /// A resumed game whose Termination tag is not one of ours.
+    Other,
+}
+
+impl Ending {
+    const ALL: [Ending; 11] = [
+        Ending::NoMove,
+        Ending::Repetition,
+        Ending::MoveRule,
+        Ending::EndgameRule,
+        Ending::MaxPlies,
+        Ending::WinAdjudication,
+        Ending::DrawAdjudication,
+        Ending::TimeForfeit,
+        Ending::IllegalMove,
+        Ending::EngineFailure,
+        Ending::Other,
+    ];
+
+    /// Its name in the `endings:` line.
+    fn label<R: Rules>(self) -> String {
+        match self {
+            Ending::NoMove => "no legal move".into(),
+            Ending::Repetition => "threefold repetition".into(),
+            Ending::MoveRule => match R::DRAW_MOVES {
+                Some(n) => format!("{n}-move rule"),
+                None => "move rule".into(),
+            },
+            Ending::EndgameRule => "endgame rule".into(),
+            Ending::MaxPlies => "max plies".into(),
+            Ending::WinAdjudication => "win adjudication".into(),
+            Ending::DrawAdjudication => "draw adjudication".into(),
+            Ending::TimeForfeit => "forfeit (time)".into(),
+            Ending::IllegalMove => "forfeit (illegal move)".into(),
+            Ending::EngineFailure => "forfeit (engine failure)".into(),
+            Ending::Other => "other".into(),
+        }
+    }
+
+    fn is_forfeit(self) -> bool {
+        matches!(
+            self,
+            Ending::TimeForfeit | Ending::IllegalMove | Ending::EngineFailure
+        )
+    }
+
+    /// The kind of a Termination tag written by [`play_game`].
+    pub fn of_termination(text: &str) -> Ending {
+        let t = text.trim();
+        if t.starts_with("forfeit (time)") {
+            Ending::TimeForfeit
+        } else if t.starts_with("forfeit (illegal move)") {
+            Ending::IllegalMove
+        } else if t.starts_with("forfeit (engine failure)") {
+            Ending::EngineFailure
+        } else if t.starts_with("adjudication (max plies)") {
+            Ending::MaxPlies
+        } else if t.starts_with("adjudication (win)") {
+            Ending::WinAdjudication
+        } else if t.starts_with("adjudication (draw)") {
+            Ending::DrawAdjudication
+        } else if t == "threefold repetition" {
+            Ending::Repetition
+        } else if t.contains("endgame rule") {
+            Ending::EndgameRule
+        } else if t.contains("-move rule") {
+            Ending::MoveRule
+        } else if t.ends_with("has no legal move") || t.ends_with("has no pieces left") {
+            Ending::NoMove
+        } else {
+            Ending::Other
+        }
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameResult {
     /// Game number (0-based).
     pub index: usize,
-    /// Engine index of White and Black.
+    /// Engine index of White.
     pub white: usize,
     /// Engine index of Black.
     pub black: usize,
     /// The winner, or `None` for a draw.
     pub winner: Option<Color>,
-    /// Why it ended.
+    /// The kind of ending.
+    pub ending: Ending,
+    /// Why it ended: the PDN Termination tag.
     pub reason: String,
+}
+
+/// A played game: result, moves, a comment per move, and the engine (if
+/// any) whose failure ended it.
+struct GameRecord {
+    result: GameResult,
+    moves: Vec<Move>,
+    comments: Vec<Option<String>>,
+    failed: Option<usize>,
 }
 
 fn schedule(n_engines: usize, gauntlet: bool, games: usize, n_openings: usize) -> Vec<GameSpec> {
@@ -117,14 +261,100 @@ fn schedule(n_engines: usize, gauntlet: bool, games: usize, n_openings: usize) -
     out
 }
 
-/// Plays one game.
+/// `[%emt h:mm:ss.cc]`: the time a move took.
+fn emt(d: Duration) -> String {
+    let cs = (d.as_secs_f64() * 100.0).round() as u64;
+    format!(
+        "[%emt {}:{:02}:{:02}.{:02}]",
+        cs / 360_000,
+        cs / 6000 % 60,
+        cs / 100 % 60,
+        cs % 100
+    )
+}
+
+/// `[%eval x]`: a score from White's side in men, or `#N` / `#-N` when the
+/// engine found a win: White (`#N`) or Black (`#-N`) wins with its N-th
+/// move from the position before the commented move, that move included.
+fn eval_comment(white_score: i32) -> String {
+    if white_score.abs() > WIN_BOUND {
+        let plies = WIN - white_score.abs();
+        let moves = (plies + 1) / 2;
+        let sign = if white_score < 0 { "-" } else { "" };
+        format!("[%eval #{sign}{}]", moves.max(1))
+    } else {
+        format!("[%eval {:.2}]", white_score as f64 / 100.0)
+    }
+}
+
+/// "2 kings and 1 man", "1 king".
+fn material(men: u32, kings: u32) -> String {
+    let part = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (men, kings) {
+        (0, k) => part(k, "king", "kings"),
+        (m, 0) => part(m, "man", "men"),
+        (m, k) => format!("{} and {}", part(k, "king", "kings"), part(m, "man", "men")),
+    }
+}
+
+/// The winner, kind and Termination text of a game over by rule.
+fn rule_ending<R: Rules>(game: &Game<R>, outcome: Outcome) -> (Option<Color>, Ending, String) {
+    match outcome {
+        Outcome::Win(c) => {
+            let loser = c.flip();
+            let why = if game.position().pieces(loser) == 0 {
+                "has no pieces left"
+            } else {
+                "has no legal move"
+            };
+            (Some(c), Ending::NoMove, format!("{loser:?} {why}"))
+        }
+        Outcome::Draw(DrawReason::Repetition) => {
+            (None, Ending::Repetition, "threefold repetition".into())
+        }
+        Outcome::Draw(DrawReason::MoveRule) => {
+            let counters = game.counters();
+            if let Some(n) = R::DRAW_MOVES {
+                if counters.reversible >= 2 * n {
+                    return (
+                        None,
+                        Ending::MoveRule,
+                        format!("{n}-move rule (no capture and no man move)"),
+                    );
+                }
+            }
+            let pos = game.position();
+            let counts = |c: Color| (pos.men(c).count_ones(), pos.kings_of(c).count_ones());
+            let (w, b) = (counts(Color::White), counts(Color::Black));
+            let n = R::endgame_draw_moves(w, b).unwrap_or(0);
+            let body = if R::NAME == "international" {
+                "FMJD endgame rule"
+            } else {
+                "endgame rule"
+            };
+            (
+                None,
+                Ending::EndgameRule,
+                format!(
+                    "{body}: {n} moves each since the last capture (White {}, Black {})",
+                    material(w.0, w.1),
+                    material(b.0, b.1)
+                ),
+            )
+        }
+    }
+}
+
+/// Plays one game. `names` and `fixed` (fixed depth or nodes: no clock)
+/// are White's and Black's.
 fn play_game<R: Evaluate>(
     spec: GameSpec,
     opening: &Opening<R>,
-    white: &mut dyn Player<R>,
-    black: &mut dyn Player<R>,
+    players: [&mut dyn Player<R>; 2],
+    names: [&str; 2],
+    fixed: [bool; 2],
     opts: &MatchOptions,
-) -> (GameResult, Vec<Move>, Vec<Option<String>>) {
+) -> GameRecord {
     let mut game = Game::new(opening.start);
     let mut moves: Vec<Move> = Vec::new();
     let mut comments: Vec<Option<String>> = Vec::new();
@@ -138,65 +368,72 @@ fn play_game<R: Evaluate>(
         TimeControl::PerMove(_) => [Duration::ZERO; 2],
     };
     let mut scores: Vec<Option<i32>> = Vec::new();
-    let result = |winner: Option<Color>, reason: String| GameResult {
-        index: spec.index,
-        white: spec.white,
-        black: spec.black,
-        winner,
-        reason,
+    let engine_of = |c: Color| match c {
+        Color::White => spec.white,
+        Color::Black => spec.black,
     };
-    if let Err(e) = white.new_game() {
-        return (
-            result(Some(Color::Black), format!("{} (White): {e}", white.name())),
-            moves,
-            comments,
-        );
-    }
-    if let Err(e) = black.new_game() {
-        return (
-            result(Some(Color::White), format!("{} (Black): {e}", black.name())),
-            moves,
-            comments,
-        );
+    let done = |winner: Option<Color>,
+                ending: Ending,
+                reason: String,
+                moves: Vec<Move>,
+                comments: Vec<Option<String>>,
+                failed: Option<usize>| GameRecord {
+        result: GameResult {
+            index: spec.index,
+            white: spec.white,
+            black: spec.black,
+            winner,
+            ending,
+            reason,
+        },
+        moves,
+        comments,
+        failed,
+    };
+    // A forfeit by `side`: the kind, the Termination text, the failed engine.
+    let forfeit = |side: Color, e: &PlayerError| -> (Ending, String, Option<usize>) {
+        let (ending, kind) = match e {
+            PlayerError::Illegal(_) => (Ending::IllegalMove, "illegal move"),
+            PlayerError::TimeForfeit(_) => (Ending::TimeForfeit, "time"),
+            PlayerError::Failure(_) => (Ending::EngineFailure, "engine failure"),
+        };
+        let name = names[side.index()];
+        (
+            ending,
+            format!("forfeit ({kind}): {name} ({side:?}): {e}"),
+            e.is_failure().then(|| engine_of(side)),
+        )
+    };
+    for side in [Color::White, Color::Black] {
+        if let Err(e) = players[side.index()].new_game() {
+            let (ending, reason, failed) = forfeit(side, &e);
+            return done(Some(side.flip()), ending, reason, moves, comments, failed);
+        }
     }
     loop {
         if let Some(o) = game.outcome() {
-            let r = match o {
-                Outcome::Win(c) => result(Some(c), "no legal move".into()),
-                Outcome::Draw(DrawReason::Repetition) => {
-                    result(None, "threefold repetition".into())
-                }
-                Outcome::Draw(DrawReason::MoveRule) => result(
-                    None,
-                    "move rule (no capture or man move; or the endgame rule)".into(),
-                ),
-            };
-            return (r, moves, comments);
+            let (winner, ending, reason) = rule_ending(&game, o);
+            return done(winner, ending, reason, moves, comments, None);
         }
         if moves.len() >= opts.max_plies {
-            return (
-                result(None, format!("adjudicated: {} plies", opts.max_plies)),
-                moves,
-                comments,
-            );
+            let reason = format!("adjudication (max plies): {} plies", opts.max_plies);
+            return done(None, Ending::MaxPlies, reason, moves, comments, None);
         }
         let side = game.position().side();
         let ci = side.index();
-        let limits = match opts.tc {
-            TimeControl::PerMove(t) => Limits::movetime(t),
-            TimeControl::Clock { inc, .. } => Limits {
-                time: Some(clocks[ci] + inc),
-                inc,
-                ..Default::default()
-            },
+        let (limits, budget) = match opts.tc {
+            TimeControl::PerMove(t) => (Limits::movetime(t), t),
+            TimeControl::Clock { inc, .. } => (
+                Limits {
+                    time: Some(clocks[ci] + inc),
+                    inc,
+                    ..Default::default()
+                },
+                clocks[ci] + inc,
+            ),
         };
-        let player: &mut dyn Player<R> = if side == Color::White {
-            &mut *white
-        } else {
-            &mut *black
-        };
-        let t0 = std::time::Instant::now();
-        let played = player.think(
+        let t0 = Instant::now();
+        let played = players[ci].think(
             &opening.start,
             &moves,
             game.history(),
@@ -204,33 +441,37 @@ fn play_game<R: Evaluate>(
             &limits,
         );
         let used = t0.elapsed();
-        let name = player.name();
         let played = match played {
             Ok(p) => p,
             Err(e) => {
-                let reason = format!("{name} ({:?}): {e}", side);
-                comments.push(Some(reason.clone()));
-                return (result(Some(side.flip()), reason), moves, comments);
+                let (ending, reason, failed) = forfeit(side, &e);
+                return done(Some(side.flip()), ending, reason, moves, comments, failed);
             }
         };
-        if let TimeControl::Clock { inc, .. } = opts.tc {
-            let available = clocks[ci] + inc;
-            if used > available + crate::tools::players::TIME_GRACE {
-                let reason = format!("{name} ({side:?}): time forfeit");
-                return (result(Some(side.flip()), reason), moves, comments);
-            }
-            clocks[ci] = available.saturating_sub(used);
+        if !fixed[ci] && used > budget + opts.time_margin {
+            let e = PlayerError::TimeForfeit(format!(
+                "used {:.3} s of {:.3} s (margin {:.3} s)",
+                used.as_secs_f64(),
+                budget.as_secs_f64(),
+                opts.time_margin.as_secs_f64()
+            ));
+            let (ending, reason, failed) = forfeit(side, &e);
+            return done(Some(side.flip()), ending, reason, moves, comments, failed);
         }
-        // Legality: external moves were matched against legal moves; check
+        if let TimeControl::Clock { .. } = opts.tc {
+            clocks[ci] = budget.saturating_sub(used);
+        }
+        // External moves were matched against the legal moves; check the
         // internal ones too.
         let mut legal = crate::movegen::MoveList::new();
         crate::movegen::generate(game.position(), &mut legal);
         if !legal.contains(&played.mv) {
-            let reason = format!(
-                "{name} ({side:?}): {}",
-                PlayerError::Illegal(format!("{:?}", played.mv))
-            );
-            return (result(Some(side.flip()), reason), moves, comments);
+            let e = PlayerError::Illegal(format!(
+                "played '{}', not a legal move",
+                move_with_captures::<R>(&played.mv)
+            ));
+            let (ending, reason, failed) = forfeit(side, &e);
+            return done(Some(side.flip()), ending, reason, moves, comments, failed);
         }
         game.play(&played.mv);
         moves.push(played.mv);
@@ -238,10 +479,13 @@ fn play_game<R: Evaluate>(
         let white_score = played
             .score
             .map(|s| if side == Color::White { s } else { -s });
-        comments.push(white_score.map(|s| format!("[%eval {:.2}]", s as f64 / 100.0)));
+        comments.push(Some(match white_score {
+            Some(s) => format!("{} {}", eval_comment(s), emt(used)),
+            None => emt(used),
+        }));
         scores.push(white_score);
-        if let Some(r) = adjudicate(&scores, moves.len(), opts) {
-            return (result(r.0, r.1), moves, comments);
+        if let Some((winner, ending, reason)) = adjudicate(&scores, moves.len(), opts) {
+            return done(winner, ending, reason, moves, comments, None);
         }
     }
 }
@@ -252,22 +496,19 @@ fn adjudicate(
     scores: &[Option<i32>],
     plies: usize,
     opts: &MatchOptions,
-) -> Option<(Option<Color>, String)> {
+) -> Option<(Option<Color>, Ending, String)> {
     if let Some(cp) = opts.resign_cp {
         let n = opts.resign_plies.max(2);
         if scores.len() >= n {
             let tail = &scores[scores.len() - n..];
-            if tail.iter().all(|s| s.is_some_and(|s| s >= cp)) {
-                return Some((
-                    Some(Color::White),
-                    format!("adjudicated: score above {cp} for {n} plies"),
-                ));
-            }
-            if tail.iter().all(|s| s.is_some_and(|s| s <= -cp)) {
-                return Some((
-                    Some(Color::Black),
-                    format!("adjudicated: score below -{cp} for {n} plies"),
-                ));
+            for (winner, sign) in [(Color::White, 1), (Color::Black, -1)] {
+                if tail.iter().all(|s| s.is_some_and(|s| sign * s >= cp)) {
+                    return Some((
+                        Some(winner),
+                        Ending::WinAdjudication,
+                        format!("adjudication (win): both engines scored {winner:?} {cp}+ centi-men for {n} plies"),
+                    ));
+                }
             }
         }
     }
@@ -281,7 +522,8 @@ fn adjudicate(
             {
                 return Some((
                     None,
-                    format!("adjudicated: draw, scores within {cp} for {n} plies"),
+                    Ending::DrawAdjudication,
+                    format!("adjudication (draw): scores within {cp} centi-men for {n} plies"),
                 ));
             }
         }
@@ -290,16 +532,59 @@ fn adjudicate(
 }
 
 /// Runs a match as configured, writing lines of output to `out`; the last
-/// line holds `score=` and `elo=` (two engines) or the rating list.
+/// line holds `score=` and `elo=` (two engines) or the rating list. An
+/// engine that cannot start, or fails too often, ends it with an error and
+/// no result.
 pub fn run_match(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<(), String> {
     with_rules!(opts.variant, R => run::<R>(opts, out))
 }
 
+/// "A", "B" for two engines, else "#k".
+fn label(n: usize, e: usize) -> String {
+    if n == 2 {
+        ["A", "B"][e].to_string()
+    } else {
+        format!("#{}", e + 1)
+    }
+}
+
+/// The names of the engines: `name=`, else what the engine calls itself,
+/// else the default; names given twice get `#<position>` appended.
+fn resolve_names(specs: &[EngineSpec], ids: &[Option<String>]) -> Vec<String> {
+    let names: Vec<String> = specs
+        .iter()
+        .zip(ids)
+        .map(|(s, id)| {
+            s.name
+                .clone()
+                .or_else(|| id.clone().filter(|n| !n.trim().is_empty()))
+                .unwrap_or_else(|| s.default_name())
+        })
+        .collect();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if names.iter().filter(|m| *m == n).count() > 1 {
+                format!("{n}#{}", i + 1)
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
+}
+
+fn clock_text(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
 fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<(), String> {
-    if opts.engines.len() < 2 {
+    let n = opts.engines.len();
+    if n < 2 {
         return Err("a match needs at least two engines".into());
     }
-    if opts.sprt.is_some() && opts.engines.len() != 2 {
+    if opts.sprt.is_some() && n != 2 {
         return Err("--sprt needs exactly two engines".into());
     }
     let openings: Vec<Opening<R>> = match &opts.openings {
@@ -310,9 +595,9 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         }
         None => {
             let pairs = if opts.gauntlet {
-                opts.engines.len() - 1
+                n - 1
             } else {
-                opts.engines.len() * (opts.engines.len() - 1) / 2
+                n * (n - 1) / 2
             };
             let needed = (opts.games.max(2).div_ceil(2)).min(500) * pairs.max(1);
             generate_openings::<R>(needed.clamp(1, 500), opts.opening_plies, 40, opts.seed)
@@ -321,13 +606,49 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     if openings.is_empty() {
         return Err("no openings".into());
     }
-    let sched = schedule(
-        opts.engines.len(),
-        opts.gauntlet,
-        opts.games,
-        openings.len(),
-    );
-    let names: Vec<String> = opts.engines.iter().map(|e| e.name()).collect();
+    let sched = schedule(n, opts.gauntlet, opts.games, openings.len());
+
+    // Start every engine once before the first game.
+    let log_path = opts
+        .engine_log
+        .clone()
+        .unwrap_or_else(|| default_engine_log(opts.pdn.as_deref()));
+    let any_external = opts
+        .engines
+        .iter()
+        .any(|e| matches!(e.kind, EngineKind::External { .. }));
+    let log = if any_external {
+        Some(EngineLog::open(&log_path, opts.resume)?)
+    } else {
+        None
+    };
+    let cfg = HubConfig {
+        variant: opts.variant,
+        time_margin: opts.time_margin,
+        start_timeout: opts.start_timeout,
+        log,
+    };
+    let pool: Vec<Mutex<Vec<Box<dyn Player<R>>>>> =
+        (0..n).map(|_| Mutex::new(Vec::new())).collect();
+    let mut ids = Vec::new();
+    for (e, spec) in opts.engines.iter().enumerate() {
+        let mut p = make_player::<R>(spec, &cfg);
+        if let Err(err) = p.start() {
+            let hint = if matches!(spec.kind, EngineKind::External { .. }) {
+                format!("; its standard error is in {log_path}")
+            } else {
+                String::new()
+            };
+            return Err(format!(
+                "engine {} ({}) cannot play: {err}{hint}",
+                label(n, e),
+                spec.command()
+            ));
+        }
+        ids.push(p.id_name());
+        pool[e].lock().map_err(|_| "engine pool")?.push(p);
+    }
+    let names = resolve_names(&opts.engines, &ids);
 
     // Results already in the PDN file.
     let mut done: Vec<GameResult> = Vec::new();
@@ -341,22 +662,24 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                     let Some(spec) = sched.get(round.wrapping_sub(1)) else {
                         continue;
                     };
-                    if g.tag("White") != Some(names[spec.white].as_str())
-                        || g.tag("Black") != Some(names[spec.black].as_str())
-                    {
+                    let (w, b) = (g.tag("White").unwrap_or("?"), g.tag("Black").unwrap_or("?"));
+                    if w != names[spec.white] || b != names[spec.black] {
                         return Err(format!(
-                            "--resume: game {round} in {path} has other players than this match"
+                            "--resume: game {round} in {path} is {w} - {b}, but this match has {} - {} there (engines are matched by name: the engine's id or name=)",
+                            names[spec.white], names[spec.black]
                         ));
                     }
                     let Some(winner) = parse_result(g.tag("Result").unwrap_or("*")) else {
                         continue;
                     };
+                    let reason = g.tag("Termination").unwrap_or("resumed").to_string();
                     done.push(GameResult {
                         index: spec.index,
                         white: spec.white,
                         black: spec.black,
                         winner,
-                        reason: "resumed".into(),
+                        ending: Ending::of_termination(&reason),
+                        reason,
                     });
                 }
             }
@@ -382,9 +705,15 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         )),
         None => None,
     };
+    let total = sched.len();
+    let resumed = done.len();
     let results = Mutex::new(done);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    let fatal: Mutex<Option<String>> = Mutex::new(None);
+    let in_a_row: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    let started = Instant::now();
+    let last_line = Mutex::new(None::<Instant>);
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(todo.len() as u64),
         if opts.progress {
@@ -399,94 +728,170 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    let notice = |text: String| {
+        if opts.progress {
+            bar.println(text);
+        } else {
+            eprintln!("{text}");
+        }
+    };
     let date = pdn_date();
-    let errors: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(Vec::new()));
+    let write_error: Mutex<Option<String>> = Mutex::new(None);
+    let take = |e: usize| -> Box<dyn Player<R>> {
+        pool[e]
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_else(|| make_player::<R>(&opts.engines[e], &cfg))
+    };
+    let give_back = |e: usize, p: Box<dyn Player<R>>| {
+        if let Ok(mut pool) = pool[e].lock() {
+            pool.push(p);
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..opts.concurrency.max(1) {
-            scope.spawn(|| {
-                let mut players: FxHashMap<usize, Box<dyn Player<R>>> = FxHashMap::default();
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&spec) = todo.get(k) else { break };
-                    for e in [spec.white, spec.black] {
-                        players
-                            .entry(e)
-                            .or_insert_with(|| make_player::<R>(&opts.engines[e], opts.variant));
-                    }
-                    // Two mutable borrows of the map: take the players out.
-                    let mut w = players.remove(&spec.white).expect("player");
-                    let mut b = players.remove(&spec.black).expect("player");
-                    let opening = &openings[spec.opening];
-                    let (res, moves, comments) =
-                        play_game(spec, opening, w.as_mut(), b.as_mut(), opts);
-                    players.insert(spec.white, w);
-                    players.insert(spec.black, b);
-                    if let Some(f) = &pdn_file {
-                        let tags = vec![
-                            ("Event".to_string(), "kondavo match".to_string()),
-                            ("Site".to_string(), "?".to_string()),
-                            ("Date".to_string(), date.clone()),
-                            ("Round".to_string(), (spec.index + 1).to_string()),
-                            ("White".to_string(), names[spec.white].clone()),
-                            ("Black".to_string(), names[spec.black].clone()),
-                            (
-                                "Result".to_string(),
-                                result_string_for::<R>(res.winner).to_string(),
-                            ),
-                            ("Termination".to_string(), res.reason.clone()),
-                            ("TimeControl".to_string(), tc_tag(&opts.tc)),
-                            ("PlyCount".to_string(), moves.len().to_string()),
-                        ];
-                        let text = write_pdn_with_comments::<R>(
-                            &tags,
-                            &opening.start,
-                            &moves,
-                            &comments,
-                            result_string_for::<R>(res.winner),
-                        );
-                        if let Ok(mut file) = f.lock() {
-                            if file
-                                .write_all(text.as_bytes())
+            scope.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&spec) = todo.get(k) else { break };
+                let mut w = take(spec.white);
+                let mut b = take(spec.black);
+                let opening = &openings[spec.opening];
+                let rec = play_game(
+                    spec,
+                    opening,
+                    [w.as_mut(), b.as_mut()],
+                    [&names[spec.white], &names[spec.black]],
+                    [
+                        opts.engines[spec.white].fixed_limits(),
+                        opts.engines[spec.black].fixed_limits(),
+                    ],
+                    opts,
+                );
+                give_back(spec.white, w);
+                give_back(spec.black, b);
+                let res = rec.result;
+                if let Some(f) = &pdn_file {
+                    let tags = vec![
+                        ("Event".to_string(), "kondavo match".to_string()),
+                        ("Site".to_string(), "?".to_string()),
+                        ("Date".to_string(), date.clone()),
+                        ("Round".to_string(), (spec.index + 1).to_string()),
+                        ("White".to_string(), names[spec.white].clone()),
+                        ("Black".to_string(), names[spec.black].clone()),
+                        (
+                            "Result".to_string(),
+                            result_string_for::<R>(res.winner).to_string(),
+                        ),
+                        ("Termination".to_string(), res.reason.clone()),
+                        ("TimeControl".to_string(), tc_tag(&opts.tc)),
+                        ("PlyCount".to_string(), rec.moves.len().to_string()),
+                    ];
+                    let text = write_pdn_with_comments::<R>(
+                        &tags,
+                        &opening.start,
+                        &rec.moves,
+                        &rec.comments,
+                        result_string_for::<R>(res.winner),
+                    );
+                    let written = f
+                        .lock()
+                        .map_err(|_| ())
+                        .and_then(|mut file| {
+                            file.write_all(text.as_bytes())
                                 .and_then(|_| file.flush())
-                                .is_err()
-                            {
-                                if let Ok(mut e) = errors.lock() {
-                                    e.push("cannot write the PDN file".into());
-                                }
-                            }
+                                .map_err(|_| ())
+                        })
+                        .is_ok();
+                    if !written {
+                        if let Ok(mut e) = write_error.lock() {
+                            e.get_or_insert_with(|| "cannot write the PDN file".into());
                         }
+                        stop.store(true, Ordering::Relaxed);
                     }
-                    let mut all = results.lock().expect("results");
-                    all.push(res);
-                    if opts.engines.len() == 2 {
-                        let s = score_for(&all, 0);
-                        bar.set_message(format!("A {}", short_summary(&s)));
-                        if let Some(sprt) = &opts.sprt {
-                            if sprt.status(&s) != SprtStatus::Continue {
-                                stop.store(true, Ordering::Relaxed);
+                }
+                if res.ending.is_forfeit() {
+                    notice(format!("forfeit: game {}: {}", spec.index + 1, res.reason));
+                }
+                for e in [spec.white, spec.black] {
+                    if rec.failed == Some(e) {
+                        let count = in_a_row[e].fetch_add(1, Ordering::Relaxed) + 1;
+                        if count >= opts.max_failures.max(1) {
+                            if let Ok(mut f) = fatal.lock() {
+                                f.get_or_insert_with(|| {
+                                    format!(
+                                        "match stopped: engine {} ({}) failed {count} games in a row (--max-failures {}); last: {}",
+                                        label(n, e),
+                                        names[e],
+                                        opts.max_failures.max(1),
+                                        res.reason
+                                    )
+                                });
                             }
+                            stop.store(true, Ordering::Relaxed);
                         }
+                    } else {
+                        in_a_row[e].store(0, Ordering::Relaxed);
                     }
-                    drop(all);
-                    bar.inc(1);
+                }
+                let mut all = results.lock().expect("results");
+                all.push(res);
+                let score = (n == 2).then(|| score_for(&all, 0));
+                if let (Some(s), Some(sprt)) = (&score, &opts.sprt) {
+                    if sprt.status(s) != SprtStatus::Continue {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                let played = all.len();
+                drop(all);
+                if let Some(s) = &score {
+                    bar.set_message(format!("A {}", short_summary(s)));
+                }
+                bar.inc(1);
+                if let Some(every) = opts.progress_lines.filter(|_| !opts.progress) {
+                    let mut last = last_line.lock().expect("progress");
+                    if last.is_none_or(|t| t.elapsed() >= every) {
+                        *last = Some(Instant::now());
+                        eprintln!("{}", progress_line(played, total, played - resumed, todo.len(), &score, started));
+                    }
                 }
             });
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = errors.lock().ok().and_then(|e| e.first().cloned()) {
+    if let Some(e) = write_error.lock().ok().and_then(|e| e.clone()) {
         return Err(e);
     }
-    let all = results
+    let mut all = results
         .into_inner()
         .map_err(|_| "results lost".to_string())?;
-    if opts.engines.len() == 2 {
+    all.sort_by_key(|r| r.index);
+    for (e, name) in names.iter().enumerate() {
+        out(format!(
+            "engine {}: {name} ({})",
+            label(n, e),
+            opts.engines[e].command()
+        ));
+    }
+    out(endings_line::<R>(&all));
+    for r in all.iter().filter(|r| r.ending.is_forfeit()) {
+        out(format!("forfeit: game {}: {}", r.index + 1, r.reason));
+    }
+    if let Some(f) = fatal.lock().ok().and_then(|f| f.clone()) {
+        let kept = match &opts.pdn {
+            Some(p) => format!(
+                "; the {} games played are in {p} (--resume continues)",
+                all.len()
+            ),
+            None => String::new(),
+        };
+        return Err(format!("{f}{kept}; engine log: {log_path}"));
+    }
+    if n == 2 {
         let s = score_for(&all, 0);
-        out(format!("engine A: {}", names[0]));
-        out(format!("engine B: {}", names[1]));
         if let Some(sprt) = &opts.sprt {
             let (lo, hi) = sprt.bounds();
             out(format!(
@@ -530,12 +935,13 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
             "{:>4}  {:<40} {:>8} {:>8} {:>6} {:>7}",
             "rank", "engine", "elo", "+/-", "games", "score"
         ));
-        for (i, r) in rating_list(opts.engines.len(), &games).iter().enumerate() {
+        for (i, r) in rating_list(n, &games).iter().enumerate() {
             out(format!(
                 "{:>4}  {:<40} {:>8.1} {:>8.1} {:>6} {:>6.1}%",
                 i + 1,
                 names[r.player],
-                r.elo,
+                // No "-0.0".
+                r.elo + 0.0,
                 r.error95,
                 r.games,
                 100.0 * r.score
@@ -543,6 +949,59 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         }
     }
     Ok(())
+}
+
+/// `endings: no legal move 12, threefold repetition 3, ...`: the games by
+/// how they ended, kinds with no game left out.
+fn endings_line<R: Rules>(results: &[GameResult]) -> String {
+    let parts: Vec<String> = Ending::ALL
+        .iter()
+        .filter_map(|&k| {
+            let c = results.iter().filter(|r| r.ending == k).count();
+            (c > 0).then(|| format!("{} {c}", k.label::<R>()))
+        })
+        .collect();
+    if parts.is_empty() {
+        "endings: none".into()
+    } else {
+        format!("endings: {}", parts.join(", "))
+    }
+}
+
+/// The plain progress line written to stderr when there is no terminal.
+fn progress_line(
+    played: usize,
+    total: usize,
+    done_here: usize,
+    todo: usize,
+    score: &Option<Score>,
+    started: Instant,
+) -> String {
+    let elapsed = started.elapsed();
+    let per_min = if elapsed.as_secs_f64() > 0.0 {
+        done_here as f64 * 60.0 / elapsed.as_secs_f64()
+    } else {
+        0.0
+    };
+    let left = todo.saturating_sub(done_here);
+    let eta = if per_min > 0.0 {
+        clock_text(Duration::from_secs_f64(left as f64 * 60.0 / per_min))
+    } else {
+        "?".into()
+    };
+    let mut line = format!("progress: {played}/{total} games");
+    if let Some(s) = score {
+        line.push_str(&format!(
+            ", A {}, {}",
+            short_summary(s),
+            format_elo(s.elo(), s.elo_error95())
+        ));
+    }
+    line.push_str(&format!(
+        ", {per_min:.1} games/min, elapsed {}, eta {eta}",
+        clock_text(elapsed)
+    ));
+    line
 }
 
 /// Engine `e`'s wins, draws and losses.
@@ -609,6 +1068,8 @@ fn pdn_date() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::notation::fen::parse_fen;
+    use crate::rules::{International, Russian};
 
     #[test]
     fn schedules_play_each_opening_with_both_colours() {
@@ -629,5 +1090,117 @@ mod tests {
         let d = pdn_date();
         assert_eq!(d.len(), 10);
         assert_eq!(&d[4..5], ".");
+    }
+
+    #[test]
+    fn move_times_and_proven_results_in_comments() {
+        assert_eq!(emt(Duration::from_millis(1234)), "[%emt 0:00:01.23]");
+        assert_eq!(emt(Duration::from_secs(3723)), "[%emt 1:02:03.00]");
+        assert_eq!(emt(Duration::from_millis(59_999)), "[%emt 0:01:00.00]");
+        assert_eq!(eval_comment(25), "[%eval 0.25]");
+        assert_eq!(eval_comment(-130), "[%eval -1.30]");
+        // White to move wins with its move: 1 ply, its 1st move.
+        assert_eq!(eval_comment(WIN - 1), "[%eval #1]");
+        // 23 plies: White's 12th move wins.
+        assert_eq!(eval_comment(WIN - 23), "[%eval #12]");
+        assert_eq!(eval_comment(-(WIN - 4)), "[%eval #-2]");
+        assert_eq!(eval_comment(WIN_BOUND), "[%eval 300.00]");
+    }
+
+    fn game_after<R: Rules>(fen: &str, moves: &[&str]) -> Game<R> {
+        let mut g = Game::new(parse_fen::<R>(fen).unwrap());
+        for m in moves {
+            let mv = crate::notation::movetext::parse_move(g.position(), m).unwrap();
+            g.play(&mv);
+        }
+        g
+    }
+
+    #[test]
+    fn terminations_name_the_rule() {
+        // Black's lone man is taken: no pieces left.
+        let g = game_after::<International>("W:W28:B23", &["28x19"]);
+        let o = g.outcome().unwrap();
+        let (w, e, text) = rule_ending(&g, o);
+        assert_eq!((w, e), (Some(Color::White), Ending::NoMove));
+        assert_eq!(text, "Black has no pieces left");
+        assert_eq!(Ending::of_termination(&text), Ending::NoMove);
+
+        // King against king: the FMJD 5-move rule, ten plies after the
+        // last capture, with no position repeated.
+        let g = shuffle_kings::<International>("W:WK38:BK13");
+        assert_eq!(g.moves().len(), 10);
+        let (w, e, text) = rule_ending(&g, g.outcome().unwrap());
+        assert_eq!((w, e), (None, Ending::EndgameRule));
+        assert_eq!(
+            text,
+            "FMJD endgame rule: 5 moves each since the last capture (White 1 king, Black 1 king)"
+        );
+        assert_eq!(Ending::of_termination(&text), e);
+
+        // Russian kings: the 15-move rule after 30 plies.
+        let g = shuffle_kings::<Russian>("W:WKc3:BKf8");
+        assert_eq!(g.moves().len(), 30);
+        let (w, e, text) = rule_ending(&g, g.outcome().unwrap());
+        assert_eq!((w, e), (None, Ending::MoveRule));
+        assert_eq!(text, "15-move rule (no capture and no man move)");
+        assert_eq!(Ending::of_termination(&text), e);
+        assert_eq!(Ending::MoveRule.label::<Russian>(), "15-move rule");
+
+        assert_eq!(
+            Ending::of_termination("forfeit (engine failure): x (White): gone"),
+            Ending::EngineFailure
+        );
+        assert_eq!(
+            Ending::of_termination("adjudication (max plies): 400 plies"),
+            Ending::MaxPlies
+        );
+        assert_eq!(Ending::of_termination("something else"), Ending::Other);
+    }
+
+    /// Plays king moves from `fen` until a rule ends the game, never
+    /// repeating a position nor allowing a capture (a depth-first search
+    /// for such a line).
+    fn shuffle_kings<R: Rules>(fen: &str) -> Game<R> {
+        fn extend<R: Rules>(g: &Game<R>, seen: &mut FxHashSet<u64>) -> Option<Game<R>> {
+            use crate::movegen::{generate, MoveList};
+            if g.outcome().is_some() {
+                return Some(g.clone());
+            }
+            let mut list = MoveList::new();
+            generate(g.position(), &mut list);
+            for m in list.iter() {
+                let mut next = g.clone();
+                next.play(m);
+                let mut replies = MoveList::new();
+                generate(next.position(), &mut replies);
+                let key = next.position().key();
+                if m.is_capture() || replies.iter().any(|r| r.is_capture()) || !seen.insert(key) {
+                    continue;
+                }
+                if let Some(done) = extend(&next, seen) {
+                    return Some(done);
+                }
+                seen.remove(&key);
+            }
+            None
+        }
+        let g = Game::new(parse_fen::<R>(fen).unwrap());
+        let mut seen = FxHashSet::default();
+        seen.insert(g.position().key());
+        extend(&g, &mut seen).expect("a quiet line to the draw rule")
+    }
+
+    #[test]
+    fn duplicate_names_are_told_apart() {
+        let a = EngineSpec::parse("kondavo").unwrap();
+        let b = EngineSpec::parse("./kondavo hub").unwrap();
+        let mut c = EngineSpec::parse("./kondavo hub").unwrap();
+        c.apply("name=new").unwrap();
+        let names = resolve_names(
+            &[a, b, c],
+            &[None, Some("kondavo".into()), Some("kondavo".into())],
+        );
+        assert_eq!(names, ["kondavo#1", "kondavo#2", "new"]);
     }
 }
