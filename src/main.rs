@@ -50,8 +50,9 @@ enum Command {
         /// every client until killed).
         #[arg(long, conflicts_with = "connect")]
         once: bool,
-        /// Initiator: minutes per player per game.
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+        /// Initiator: minutes per player per game (0: no clock, --movetime
+        /// a move).
+        #[arg(long, default_value_t = 5)]
         minutes: u32,
         /// Initiator: moves per game (0 = no limit).
         #[arg(long, default_value_t = 0)]
@@ -153,16 +154,16 @@ struct MatchArgs {
     #[arg(long, default_value = "international")]
     variant: Variant,
     /// Games per pairing (each opening is played with both colours).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = at_least_one)]
     games: usize,
     /// Fixed seconds per move.
-    #[arg(long, conflicts_with = "tc")]
+    #[arg(long, conflicts_with = "tc", allow_negative_numbers = true, value_parser = positive_seconds)]
     movetime: Option<f64>,
     /// Clock per player: `<base>+<inc>` in seconds, e.g. `5+0.05`.
     #[arg(long)]
     tc: Option<String>,
     /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     concurrency: usize,
     /// Openings: FENs or ballots one per line, or a PDN file; random
     /// balanced openings when absent.
@@ -204,7 +205,7 @@ struct MatchArgs {
     #[arg(long)]
     gauntlet: bool,
     /// Draw games longer than this many plies.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 400, value_parser = at_least_one)]
     max_plies: usize,
     /// Resign adjudication: `<centi-men>,<plies>` both engines agree on.
     #[arg(long)]
@@ -221,11 +222,11 @@ struct MatchArgs {
     time_margin: f64,
     /// Stop the match when one engine fails (exits, hangs, cannot
     /// restart) this many games in a row.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = at_least_one)]
     max_failures: usize,
     /// Seconds a Hub engine gets for each of `hub` (until `wait`), `init`
     /// (until `ready`) and `ping` (until `pong`).
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
     start_timeout: f64,
     /// File for the Hub engines' standard error [default: the PDN file
     /// with extension .engines.log, else kondavo-match-engines.log].
