@@ -17,7 +17,7 @@ use crate::movegen::Move;
 use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
 use crate::rules::Color;
 use crate::search::{Limits, WIN_BOUND};
-use crate::tools::openings::{generate_openings, read_openings, Opening};
+use crate::tools::openings::{generate_openings, load_openings, Opening};
 use crate::tools::players::{make_player, EngineSpec, Player, PlayerError, TimeControl};
 use crate::tools::stats::{format_elo, los, rating_list, Score, Sprt, SprtStatus};
 use crate::{with_rules, Variant};
@@ -303,11 +303,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         return Err("--sprt needs exactly two engines".into());
     }
     let openings: Vec<Opening<R>> = match &opts.openings {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("openings file {path}: {e}"))?;
-            read_openings::<R>(&text)?
-        }
+        Some(spec) => load_openings::<R>(spec)?,
         None => {
             let pairs = if opts.gauntlet {
                 opts.engines.len() - 1
