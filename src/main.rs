@@ -111,6 +111,19 @@ enum Command {
     /// Analyse positions (FEN or every position of a PDN) for scripts:
     /// JSON lines, or an annotated PDN.
     Analyse(AnalyseArgs),
+    /// List the legal moves of a position: the Hub move text, the PDN
+    /// text and the captured squares, one move a line.
+    Moves {
+        /// Rule set (as for perft).
+        #[arg(long, default_value = "international")]
+        variant: Variant,
+        /// Position (PDN FEN); the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// JSON lines: hub, pdn, from, to, captured, route, promotes.
+        #[arg(long)]
+        json: bool,
+    },
     /// Search the fixed bench positions to a fixed depth; the node count is
     /// a signature of the search.
     Bench {
@@ -584,6 +597,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
+        Some(Command::Moves { variant, fen, json }) => {
+            tools::moves::run_moves(variant, fen.as_deref(), json, &mut |l| println!("{l}"))
+        }
         Some(Command::Bench {
             variant,
             depth,

@@ -753,11 +753,11 @@ fn blocked_positions_by_fen() {
     lost::<Spanish>("W:W1:B5,10", Color::Black);
     lost::<Russian>("W:Wa1:Bb2,c3", Color::Black);
     lost::<Brazilian>("W:Wa1:Bb2,c3", Color::Black);
-    lost::<Turkish>("W:Wa1:Ba2,a3,b1,c1", Color::Black);
+    lost::<Turkish>("W:Wa1:Ba2,a3,Kb1,Kc1", Color::Black);
     // Kings can be blocked too: an English king in the corner.
     lost::<English>("W:WK29:B22,25,18", Color::Black);
     // And a side with no pieces.
-    lost::<International>("B:W1", Color::White);
+    lost::<International>("B:W28", Color::White);
     lost::<Turkish>("W:B", Color::Black);
 }
 

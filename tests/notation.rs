@@ -447,8 +447,8 @@ fn algebraic_start<R: Rules + PartialEq>() {
         R::NAME
     );
     assert_eq!(
-        write_fen(&parse_fen::<R>("B:WK32,1:B4").unwrap()),
-        "B:WKg1,b8:Bh8",
+        write_fen(&parse_fen::<R>("B:WK32,5:B4").unwrap()),
+        "B:WKg1,a7:Bh8",
         "{}",
         R::NAME
     );
@@ -493,8 +493,8 @@ fn ranges_and_kings() {
         parse_fen::<International>(" \"w:wk031-033,34,k50:b01-3,K4.\" "),
         Ok(p)
     );
-    let t = parse_fen::<Turkish>("B:WKa1,h8:Bkd4,e5").unwrap();
-    assert_eq!(write_fen(&t), "B:WKa1,h8:BKd4,e5");
+    let t = parse_fen::<Turkish>("B:WKa1,h7:Bkd4,e5").unwrap();
+    assert_eq!(write_fen(&t), "B:WKa1,h7:BKd4,e5");
     assert_eq!(t.side(), Color::Black);
     assert_eq!(t.kings().count_ones(), 2);
 }
@@ -614,7 +614,7 @@ fn fen_seeds<R: Rules + PartialEq>() -> Vec<String> {
     if R::NUMBERING == Numbering::Algebraic {
         v.push("B:WKa1,c3:Bd4,Kh8".to_string());
     } else {
-        v.push("B:WK1,5-8:B20-22,K30".to_string());
+        v.push("B:WK1,6-8:B20-22,K30".to_string());
     }
     v
 }
@@ -729,6 +729,70 @@ fn square_off_the_board() {
     assert_mentions(&e, &["a9"], "Turkish a9");
     let e = fen_error::<Russian>("W:W33");
     assert_mentions(&e, &["33"], "Russian numeric 33");
+}
+
+/// A man on its own promotion row would have been crowned: such a FEN is
+/// an error naming the square, in every variant, while a king there, or a
+/// man of the other side (its own back row), is fine.
+fn men_on_promotion_row<R: Rules + PartialEq>() {
+    use kondavo::notation::square_name;
+    for c in [Color::White, Color::Black] {
+        let (own, other) = match c {
+            Color::White => ('W', 'B'),
+            Color::Black => ('B', 'W'),
+        };
+        let mut rejected = 0;
+        for s in 0..R::Geo::NUM_SQUARES {
+            if R::promotion_row(c) & R::Geo::bit(s) == 0 {
+                continue;
+            }
+            let name = square_name::<R>(s);
+            let man = format!("W:{own}{name}:{other}");
+            let e = fen_error::<R>(&man);
+            assert!(
+                e.contains(&format!("man on {name} ")) && e.contains("promotion row"),
+                "{}: {man}: {e}",
+                R::NAME
+            );
+            let king = parse_fen::<R>(&format!("W:{own}K{name}:{other}"))
+                .unwrap_or_else(|e| panic!("{}: king on {name}: {e}", R::NAME));
+            assert_eq!(king.kings_of(c), R::Geo::bit(s), "{}", R::NAME);
+            let theirs = parse_fen::<R>(&format!("W:{other}{name}:{own}"))
+                .unwrap_or_else(|e| panic!("{}: other man on {name}: {e}", R::NAME));
+            assert_eq!(theirs.men(c.flip()), R::Geo::bit(s), "{}", R::NAME);
+            rejected += 1;
+        }
+        assert_eq!(
+            rejected,
+            R::Geo::WIDTH / if R::Geo::DIAGONAL { 2 } else { 1 }
+        );
+    }
+}
+
+#[test]
+fn man_on_its_promotion_row_is_an_error() {
+    for v in Variant::ALL {
+        with_rules!(v, R => men_on_promotion_row::<R>());
+    }
+    // White promotes on 1-5 in International, Black on 46-50.
+    let e = fen_error::<International>("W:W3:B40");
+    assert!(e.contains("white man on 3 "), "{e}");
+    let e = fen_error::<International>("W:W31-45:B1-19,46");
+    assert!(e.contains("black man on 46 "), "{e}");
+    assert!(parse_fen::<International>("W:W6,K3:B45,K46").is_ok());
+    // English: Black (first to move) crowns on 29-32, White on 1-4.
+    let e = fen_error::<English>("B:W21:B30");
+    assert!(e.contains("black man on 30 "), "{e}");
+    let e = fen_error::<English>("B:W4:B12");
+    assert!(e.contains("white man on 4 "), "{e}");
+    // Italian (turned board): White crowns on 1-4, Spanish on 29-32.
+    assert!(fen_error::<Italian>("W:W2:B12").contains("white man on 2 "));
+    assert!(fen_error::<Spanish>("W:W31:B12").contains("white man on 31 "));
+    assert!(fen_error::<Spanish>("W:W12:B3").contains("black man on 3 "));
+    // Algebraic boards, numeric FENs too: 1 is b8.
+    assert!(fen_error::<Russian>("W:Wd8:Bf6").contains("white man on d8 "));
+    assert!(fen_error::<Brazilian>("W:W1:Bf6").contains("white man on b8 "));
+    assert!(fen_error::<Turkish>("W:Wd2:Bc1").contains("black man on c1 "));
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! missing, `K` before a king, numeric ranges (`31-50`), algebraic squares
 //! for algebraic variants (and English numbers for Russian and Brazilian,
 //! as other tools write them), surrounding quotes, spaces and a trailing dot
-//! ignored. Writing gives one canonical form: `W` section then `B`, squares
+//! ignored. A man on its own promotion row (White's on the top row, Black's
+//! on the bottom row) is an error naming the square: it would have been
+//! crowned. Writing gives one canonical form: `W` section then `B`, squares
 //! in ascending notation order, kings prefixed `K`.
 
 use super::{err, parse_square, square_name, NotationError};
@@ -85,6 +87,19 @@ pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, NotationError> {
                     kings |= b;
                 }
             }
+        }
+    }
+    for c in [Color::White, Color::Black] {
+        let men = pieces[c.index()] & !kings;
+        if let Some(s) =
+            (0..R::Geo::NUM_SQUARES).find(|&s| men & R::promotion_row(c) & R::Geo::bit(s) != 0)
+        {
+            return err(format!(
+                "FEN '{text}': the {} man on {} stands on its promotion row (a king there is K{})",
+                if c == Color::White { "white" } else { "black" },
+                square_name::<R>(s),
+                square_name::<R>(s)
+            ));
         }
     }
     Ok(Position::from_parts(pieces[0], pieces[1], kings, side))

@@ -15,8 +15,12 @@
 //! in a rule set and reports the first illegal move by ply and text.
 //! Writing ([`write_pdn`]) gives one canonical PDN 3.0 form: the seven
 //! standard tags present, then `GameType` and `FEN`, then the rest; moves
-//! numbered from the variant's first player, lines of at most 80
-//! characters, the result, and a blank line.
+//! numbered from the variant's first player, each move number written once
+//! (`1.` before the first player's move, `1...` only when a game starts
+//! with the second player to move), lines of at most 80 characters, the
+//! result, and a blank line. A move after a comment carries no number
+//! (PDN 3.0 makes move numbers optional): readers such as pydraughts 0.6.7
+//! merge the `N.` and `N...` of one move number and then fail on the game.
 
 use std::fmt;
 
@@ -700,10 +704,10 @@ pub fn write_pdn<R: Rules>(
 /// standard order), `GameType` and `FEN` (always, from `R` and `start`;
 /// any given are replaced, and `SetUp` is dropped), the other tags in
 /// their order; then the moves from `start`, numbered `1.` before the
-/// first player's moves and `1...` when the second player moves first
-/// or after a comment, with `comments[i]` (if `Some`) in braces after
-/// move `i`; lines of at most 80 characters; the result (`*` if empty);
-/// a blank line.
+/// first player's moves and `1...` before the first move when the second
+/// player moves first (each number once: a move after a comment has no
+/// number), with `comments[i]` (if `Some`) in braces after move `i`; lines
+/// of at most 80 characters; the result (`*` if empty); a blank line.
 pub fn write_pdn_with_comments<R: Rules>(
     tags: &[(String, String)],
     start: &Position<R>,
@@ -733,13 +737,12 @@ pub fn write_pdn_with_comments<R: Rules>(
     let mut units: Vec<String> = Vec::new();
     let mut pos = *start;
     let mut number = 1;
-    let mut need_number = true;
     for (k, mv) in moves.iter().enumerate() {
         let first = pos.side() == R::FIRST_TO_MOVE;
         let text = move_to_pdn(&pos, mv);
         units.push(if first {
             format!("{number}. {text}")
-        } else if need_number {
+        } else if k == 0 {
             format!("{number}... {text}")
         } else {
             text
@@ -748,7 +751,6 @@ pub fn write_pdn_with_comments<R: Rules>(
         if !first {
             number += 1;
         }
-        need_number = false;
         if let Some(Some(c)) = comments.get(k) {
             let clean = c.replace('{', "(").replace('}', ")");
             let words: Vec<&str> = clean.split_whitespace().collect();
@@ -762,7 +764,6 @@ pub fn write_pdn_with_comments<R: Rules>(
                     }
                 }
             }
-            need_number = true;
         }
     }
     let result = result.trim();

@@ -24,7 +24,7 @@ use crate::notation::movetext::move_with_captures;
 use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
 use crate::rules::{Color, Rules};
 use crate::search::{Limits, WIN, WIN_BOUND};
-use crate::tools::openings::{generate_openings, read_openings, Opening};
+use crate::tools::openings::{generate_openings, load_openings, Opening};
 use crate::tools::players::{
     make_player, EngineKind, EngineLog, EngineSpec, HubConfig, Player, PlayerError, TimeControl,
 };
@@ -588,11 +588,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         return Err("--sprt needs exactly two engines".into());
     }
     let openings: Vec<Opening<R>> = match &opts.openings {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("openings file {path}: {e}"))?;
-            read_openings::<R>(&text)?
-        }
+        Some(spec) => load_openings::<R>(spec)?,
         None => {
             let pairs = if opts.gauntlet {
                 n - 1

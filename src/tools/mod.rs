@@ -3,6 +3,7 @@
 
 pub mod analyse;
 pub mod matchrun;
+pub mod moves;
 pub mod openings;
 pub mod perft;
 pub mod players;
