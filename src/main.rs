@@ -178,8 +178,9 @@ struct MatchArgs {
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     concurrency: usize,
-    /// Openings: FENs or ballots one per line, or a PDN file; random
-    /// balanced openings when absent.
+    /// Openings: a file (FENs or ballots one per line, or a PDN file) or a
+    /// built-in deck by name (english-3move); random balanced openings when
+    /// absent.
     #[arg(long)]
     openings: Option<String>,
     /// Plies of generated openings.
