@@ -28,6 +28,11 @@ use kondavo::{with_rules, Variant};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Learned evaluation weights to use instead of the built-in ones (a
+    /// file written by `kondavo train`; repeat for several variants), or
+    /// `hand:<variant>` for the hand-set evaluation.
+    #[arg(long, global = true)]
+    weights: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -124,6 +129,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play the engine against itself on all cores and write every game
+    /// for `train` (format: README, "Learned evaluation").
+    Selfplay(SelfplayArgs),
+    /// Fit learned-evaluation weights to self-play games.
+    Train(TrainArgs),
     /// Search the fixed bench positions to a fixed depth; the node count is
     /// a signature of the search.
     Bench {
@@ -250,6 +260,92 @@ struct MatchArgs {
     /// (written after a game ends; 0 = after every game).
     #[arg(long, default_value_t = 10.0)]
     progress_interval: f64,
+}
+
+/// Options of `kondavo selfplay`.
+#[derive(clap::Args, Debug)]
+struct SelfplayArgs {
+    /// Rule set.
+    #[arg(long, default_value = "international")]
+    variant: Variant,
+    /// Games the file should hold when done.
+    #[arg(long, value_parser = at_least_one)]
+    games: usize,
+    /// Nodes per move.
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one_u64)]
+    nodes: Option<u64>,
+    /// Fixed depth per move.
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_depth)]
+    depth: Option<i32>,
+    /// Games played at once (default: all cores).
+    #[arg(long, value_parser = at_least_one)]
+    threads: Option<usize>,
+    /// Random plies at the start of each game.
+    #[arg(long, default_value_t = 8)]
+    opening_plies: usize,
+    /// Seed (game i is the same for the same seed and settings).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output file (appended with --resume).
+    #[arg(long)]
+    out: String,
+    /// Continue the games already in --out.
+    #[arg(long)]
+    resume: bool,
+    /// Hash table per game in MiB.
+    #[arg(long, default_value_t = 8, value_parser = at_least_one)]
+    hash: usize,
+    /// Games longer than this many plies are drawn.
+    #[arg(long, default_value_t = 300, value_parser = at_least_one)]
+    max_plies: usize,
+    /// Adjudicate a win once the score stays beyond this (centi-men) for
+    /// 4 plies.
+    #[arg(long, default_value_t = 800, value_parser = at_least_one)]
+    adjudicate: usize,
+}
+
+/// Options of `kondavo train`.
+#[derive(clap::Args, Debug)]
+struct TrainArgs {
+    /// Rule set.
+    #[arg(long, default_value = "international")]
+    variant: Variant,
+    /// Self-play files (repeat).
+    #[arg(long, required = true)]
+    data: Vec<String>,
+    /// Weights file to write.
+    #[arg(long)]
+    out: String,
+    /// Start from these weights (a previous generation).
+    #[arg(long)]
+    init: Option<String>,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
+    epochs: usize,
+    /// Weight of the search score in the target, 0 to 1.
+    #[arg(long, default_value_t = 0.0)]
+    lambda: f32,
+    /// L2 penalty on the pattern weights.
+    #[arg(long, default_value_t = 1e-4)]
+    l2: f32,
+    /// Adam step size in centi-men.
+    #[arg(long, default_value_t = 1.0)]
+    lr: f32,
+    /// Positions per step.
+    #[arg(long, default_value_t = 16384, value_parser = at_least_one)]
+    batch: usize,
+    /// Share of the games held out for validation.
+    #[arg(long, default_value_t = 0.05)]
+    valid: f64,
+    /// Sigmoid scale in centi-men (fitted to the data's scores if absent).
+    #[arg(long)]
+    scale: Option<f32>,
+    /// Shuffle and split seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How the data was made, stored in the file's description.
+    #[arg(long, default_value = "")]
+    note: String,
 }
 
 /// Limits and resources of one search (`search`, and each position of
@@ -441,6 +537,74 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
     tools::matchrun::run_match(&opts, &mut |l| println!("{l}"))
 }
 
+fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
+    if a.nodes.is_none() && a.depth.is_none() {
+        return Err("selfplay needs --nodes or --depth".into());
+    }
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = tools::selfplay::SelfplayOptions {
+        games: a.games,
+        nodes: a.nodes,
+        depth: a.depth,
+        threads,
+        opening_plies: a.opening_plies,
+        seed: a.seed,
+        out: a.out,
+        resume: a.resume,
+        hash_mib: a.hash,
+        max_plies: a.max_plies,
+        adjudicate_cp: a.adjudicate as i32,
+        adjudicate_plies: 4,
+        progress: true,
+    };
+    with_rules!(a.variant, R => tools::selfplay::run_selfplay::<R>(&opts, &mut |l| println!("{l}")))
+        .map(|_| ())
+}
+
+fn run_train(a: TrainArgs) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&a.lambda) {
+        return Err(format!("--lambda {} is not between 0 and 1", a.lambda));
+    }
+    if !(0.0..1.0).contains(&a.valid) {
+        return Err(format!("--valid {} is not in 0..1", a.valid));
+    }
+    if let Some(s) = a.scale {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(format!("--scale {s} must be a positive number"));
+        }
+    }
+    with_rules!(a.variant, R => {
+        let init = match &a.init {
+            Some(p) => {
+                let bytes = std::fs::read(p).map_err(|e| format!("--init {p}: {e}"))?;
+                Some(kondavo::eval::learned::Learned::from_bytes::<R>(&bytes)
+                    .map_err(|e| format!("--init {p}: {e}"))?)
+            }
+            None => None,
+        };
+        let opts = tools::train::TrainOptions {
+            data: a.data.clone(),
+            out: a.out.clone(),
+            init,
+            valid: a.valid,
+            scale: a.scale,
+            fit: tools::train::FitOptions {
+                epochs: a.epochs,
+                lambda: a.lambda,
+                l2: a.l2,
+                lr: a.lr,
+                batch: a.batch,
+                seed: a.seed,
+                scale: 100.0,
+            },
+            note: a.note.clone(),
+        };
+        tools::train::run_train::<R>(&opts, &mut |l| println!("{l}")).map(|_| ())
+    })
+}
+
 fn run_analyse(mut a: AnalyseArgs) -> Result<(), String> {
     if a.fen.is_empty() && a.pdn.is_none() {
         let start = with_rules!(a.variant, R => write_fen(&Position::<R>::start()));
@@ -538,6 +702,12 @@ fn run_hub() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    for w in &cli.weights {
+        if let Err(e) = kondavo::eval::learned::install_file(w) {
+            eprintln!("kondavo: --weights: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let result = match cli.command {
         None | Some(Command::Hub) => {
             run_hub();
@@ -601,6 +771,8 @@ fn main() -> ExitCode {
         Some(Command::Moves { variant, fen, json }) => {
             tools::moves::run_moves(variant, fen.as_deref(), json, &mut |l| println!("{l}"))
         }
+        Some(Command::Selfplay(a)) => run_selfplay(a),
+        Some(Command::Train(a)) => run_train(a),
         Some(Command::Bench {
             variant,
             depth,

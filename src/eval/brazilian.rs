@@ -1,5 +1,6 @@
 //! Evaluation for Brazilian draughts (International rules on 8x8).
 
+use super::learned::Slot;
 use super::{evaluate_with, flying8_endgame, Evaluate, Weights};
 use crate::position::Position;
 use crate::rules::Brazilian;
@@ -19,8 +20,15 @@ const WEIGHTS: Weights = Weights {
     man_mobility: 1,
 };
 
+/// The learned weights, when the build has them.
+static LEARNED: Slot = Slot::new();
+
 impl Evaluate for Brazilian {
     const WEIGHTS: Weights = WEIGHTS;
+
+    fn slot() -> &'static Slot {
+        &LEARNED
+    }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
         evaluate_with(pos, 3, flying8_endgame)

@@ -1,5 +1,6 @@
 //! Evaluation for English draughts (checkers).
 
+use super::learned::Slot;
 use super::{evaluate_with, short_king_endgame, Evaluate, Weights};
 use crate::position::Position;
 use crate::rules::English;
@@ -20,8 +21,15 @@ const WEIGHTS: Weights = Weights {
     man_mobility: 1,
 };
 
+/// The learned weights, when the build has them.
+static LEARNED: Slot = Slot::new();
+
 impl Evaluate for English {
     const WEIGHTS: Weights = WEIGHTS;
+
+    fn slot() -> &'static Slot {
+        &LEARNED
+    }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
         evaluate_with(pos, 4, short_king_endgame)

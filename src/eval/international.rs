@@ -1,5 +1,6 @@
 //! Evaluation for International draughts (10x10).
 
+use super::learned::Slot;
 use super::{evaluate_with, lone_king_draw, Evaluate, Masks, Weights};
 use crate::position::Position;
 use crate::rules::International;
@@ -20,8 +21,15 @@ const WEIGHTS: Weights = Weights {
     man_mobility: 1,
 };
 
+/// The learned weights, when the build has them.
+static LEARNED: Slot = Slot::new();
+
 impl Evaluate for International {
     const WEIGHTS: Weights = WEIGHTS;
+
+    fn slot() -> &'static Slot {
+        &LEARNED
+    }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
         evaluate_with(pos, 2, lone_king_endgame)

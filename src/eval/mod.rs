@@ -10,6 +10,7 @@ mod brazilian;
 mod english;
 mod international;
 mod italian;
+pub mod learned;
 mod russian;
 mod spanish;
 mod turkish;
@@ -26,6 +27,8 @@ pub trait Evaluate: Rules {
     const WEIGHTS: Weights;
     /// Static score of `pos` in centi-men for the side to move.
     fn evaluate(pos: &Position<Self>) -> i32;
+    /// Where this variant's learned weights live.
+    fn slot() -> &'static learned::Slot;
 }
 
 /// Weights of the shared terms.
@@ -72,6 +75,9 @@ pub struct Masks {
     pub long_diagonal: Bitboard,
     /// Rank (0 = bottom) of each bit index.
     pub rank_of: [u8; 64],
+    /// For each direction, the squares whose step that way leaves the
+    /// board.
+    pub off_board: [Bitboard; 4],
 }
 
 impl Masks {
@@ -85,6 +91,7 @@ impl Masks {
             cone: [[0; 64]; 2],
             long_diagonal: 0,
             rank_of: [0; 64],
+            off_board: [0; 4],
         };
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -101,6 +108,11 @@ impl Masks {
                 m.long_diagonal |= b;
             }
             m.rank_of[b.trailing_zeros() as usize] = r as u8;
+            for d in 0..4 {
+                if G::step(b, d) & G::SQUARES == 0 {
+                    m.off_board[d] |= b;
+                }
+            }
         }
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -177,7 +189,7 @@ fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, 
         } else {
             R::Geo::TOP_ROW
         };
-        let cover = pos.pieces(c) | !R::Geo::SQUARES;
+        let cover = pos.pieces(c);
         let back_dirs: &[usize] = match (R::Geo::DIAGONAL, c) {
             (true, Color::White) => &[2, 3],
             (true, Color::Black) => &[0, 1],
@@ -186,7 +198,7 @@ fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, 
         };
         let mut sup = men;
         for &d in back_dirs {
-            sup &= shift_back::<R>(cover, d) | own_back;
+            sup &= shift_back::<R>(cover, d) | own_back | masks.off_board[d];
         }
         s += w.supported * sup.count_ones() as i32;
     }
@@ -310,11 +322,15 @@ pub fn evaluate_with<R: Evaluate>(
     per_piece: i32,
     endgame: fn(&Position<R>, i32, &Masks) -> i32,
 ) -> i32 {
-    let w = &R::WEIGHTS;
     let m = masks::<R::Geo>();
-    let lead = material(pos, w, Color::White) - material(pos, w, Color::Black);
-    let mut s = lead + shared_terms(pos, m);
-    s += simplify_bonus(pos, lead, per_piece);
+    let mut s = match R::slot().get::<R>() {
+        Some(l) => l.white_score(pos),
+        None => {
+            let w = &R::WEIGHTS;
+            let lead = material(pos, w, Color::White) - material(pos, w, Color::Black);
+            lead + shared_terms(pos, m) + simplify_bonus(pos, lead, per_piece)
+        }
+    };
     s = endgame(pos, s, m);
     for_side_to_move(pos, s)
 }

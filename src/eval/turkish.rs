@@ -5,6 +5,7 @@
 //! cannot be jumped sideways. Kings fly along ranks and files like rooks and
 //! are worth about three men.
 
+use super::learned::Slot;
 use super::{for_side_to_move, masks, material, shared_terms, simplify_bonus, Evaluate, Weights};
 use crate::geometry::{Geometry, Ortho8};
 use crate::position::Position;
@@ -28,19 +29,32 @@ const WEIGHTS: Weights = Weights {
 /// them).
 const SIDE_BY_SIDE: i32 = 3;
 
+/// The learned weights, when the build has them.
+static LEARNED: Slot = Slot::new();
+
 impl Evaluate for Turkish {
     const WEIGHTS: Weights = WEIGHTS;
 
+    fn slot() -> &'static Slot {
+        &LEARNED
+    }
+
     fn evaluate(pos: &Position<Self>) -> i32 {
-        let m = masks::<Ortho8>();
-        let lead = material(pos, &WEIGHTS, Color::White) - material(pos, &WEIGHTS, Color::Black);
-        let mut s = lead + shared_terms(pos, m);
-        for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
-            let men = pos.men(c);
-            let pairs = (men & Ortho8::step(men, 1)).count_ones() as i32;
-            s += sign * SIDE_BY_SIDE * pairs;
-        }
-        s += simplify_bonus(pos, lead, 3);
+        let mut s = match LEARNED.get::<Self>() {
+            Some(l) => l.white_score(pos),
+            None => {
+                let m = masks::<Ortho8>();
+                let lead =
+                    material(pos, &WEIGHTS, Color::White) - material(pos, &WEIGHTS, Color::Black);
+                let mut s = lead + shared_terms(pos, m);
+                for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
+                    let men = pos.men(c);
+                    let pairs = (men & Ortho8::step(men, 1)).count_ones() as i32;
+                    s += sign * SIDE_BY_SIDE * pairs;
+                }
+                s + simplify_bonus(pos, lead, 3)
+            }
+        };
         // King against king: no way to force a capture.
         let (wm, wk) = super::counts(pos, Color::White);
         let (bm, bk) = super::counts(pos, Color::Black);

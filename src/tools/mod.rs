@@ -1,5 +1,5 @@
 //! Command-line tools: perft, search and bench, matches between engines and
-//! analysis for scripts.
+//! analysis for scripts, self-play and training of the learned evaluation.
 
 pub mod analyse;
 pub mod matchrun;
@@ -8,4 +8,6 @@ pub mod openings;
 pub mod perft;
 pub mod players;
 pub mod search;
+pub mod selfplay;
 pub mod stats;
+pub mod train;

@@ -1,0 +1,622 @@
+//! The learned evaluation: patterns of small board regions and a few
+//! whole-board terms, weighted by logistic regression of game results
+//! (`kondavo selfplay` makes the games, `kondavo train` fits the weights).
+//!
+//! # Features
+//!
+//! A *window* is a small rectangle of the board holding eight playable
+//! squares: 4x4 on the diagonal boards (16 windows at files and ranks 0, 2,
+//! 4, 6 on 10x10; 9 at 0, 2, 4 on 8x8), 4x2 on the Turkish board (files 0,
+//! 2, 4 by ranks 0 to 6: 21 windows). Each window's men, read in base 3
+//! (empty, own man, enemy man; kings count as empty), index one of 6561
+//! weights of that window. Both sides are read the same way: Black's men
+//! are read on the board turned half a turn with the colours swapped, so a
+//! position and its mirror get exactly opposite scores by construction.
+//!
+//! The whole-board terms ([`Dense`]) count material, king mobility, runaway
+//! men, kings on the long diagonal, tempo and the side to move.
+//!
+//! Every feature has two weights, for the opening and the endgame, blended
+//! by the phase (the share of men gone from the board).
+//!
+//! # Weights file
+//!
+//! Little-endian: magic `KDVW`, format version (u32), feature layout
+//! version (u32), the variant's name (u8 length + bytes), the window count,
+//! entries per window and dense term count (u32 each), the sigmoid scale in
+//! centi-men (f32), a description of how the weights were made (a u16
+//! length, then UTF-8), then one (opening, endgame) pair of i16 per feature
+//! in units of 1/[`UNIT`] centi-man (windows first, then dense terms), and
+//! an FNV-1a checksum (u64) of everything before it.
+
+use std::sync::OnceLock;
+
+use crate::geometry::{Bitboard, Bits, Geometry};
+use crate::position::Position;
+use crate::rules::{Color, Rules};
+
+use super::masks;
+
+/// Version of the feature layout; a weights file of another version is
+/// refused.
+pub const LAYOUT_VERSION: u32 = 1;
+/// Squares of a window.
+pub const WINDOW_SQUARES: usize = 8;
+/// Weights per window: 3^8.
+pub const ENTRIES: usize = 6561;
+/// Weights are stored in 1/UNIT centi-men.
+pub const UNIT: i32 = 8;
+/// Version of the file format.
+const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"KDVW";
+
+/// The whole-board terms, White's count minus Black's unless said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dense {
+    /// Men.
+    Men,
+    /// Kings.
+    Kings,
+    /// Empty squares the kings can move to.
+    KingMobility,
+    /// Men in the far half with no enemy piece in the cone ahead.
+    Runaways,
+    /// Kings on the long diagonal (diagonal boards).
+    LongDiagonalKings,
+    /// Sum of the men's ranks counted from their own back rank, over the
+    /// board height.
+    Tempo,
+    /// +1 when White is to move, -1 when Black is.
+    SideToMove,
+}
+
+/// Number of dense terms.
+pub const DENSE: usize = 7;
+/// Names of the dense terms, in order, for reports.
+pub const DENSE_NAMES: [&str; DENSE] = [
+    "men",
+    "kings",
+    "king-mobility",
+    "runaways",
+    "long-diagonal-kings",
+    "tempo",
+    "side-to-move",
+];
+
+/// The windows of a geometry.
+#[derive(Debug)]
+pub struct Layout {
+    /// Bits of each window.
+    pub windows: Vec<Bitboard>,
+    /// For each window, the window it becomes on the board turned half a
+    /// turn.
+    pub rotated: Vec<usize>,
+    /// Highest bit index of a square (for turning the board).
+    top_bit: u32,
+}
+
+impl Layout {
+    /// Builds the windows of geometry `G`.
+    pub fn new<G: Geometry>() -> Layout {
+        let (w, h) = if G::DIAGONAL { (4, 4) } else { (4, 2) };
+        let rank_step = if G::DIAGONAL { 2 } else { 1 };
+        let mut windows = Vec::new();
+        let mut r0 = 0;
+        while r0 + h <= G::HEIGHT {
+            let mut f0 = 0;
+            while f0 + w <= G::WIDTH {
+                let mut mask = 0;
+                for s in 0..G::NUM_SQUARES {
+                    let (f, r) = G::coords(s);
+                    if (f0..f0 + w).contains(&f) && (r0..r0 + h).contains(&r) {
+                        mask |= G::bit(s);
+                    }
+                }
+                assert_eq!(mask.count_ones() as usize, WINDOW_SQUARES);
+                windows.push(mask);
+                f0 += 2;
+            }
+            r0 += rank_step;
+        }
+        let top_bit = 63 - G::bit(G::NUM_SQUARES - 1).leading_zeros();
+        let mut layout = Layout {
+            windows,
+            rotated: Vec::new(),
+            top_bit,
+        };
+        layout.rotated = layout
+            .windows
+            .iter()
+            .map(|&m| {
+                let r = layout.rotate(m);
+                layout
+                    .windows
+                    .iter()
+                    .position(|&x| x == r)
+                    .expect("the windows are symmetric under a half turn")
+            })
+            .collect();
+        layout
+    }
+
+    /// The board turned half a turn (square `s` goes to `N - 1 - s`).
+    #[inline(always)]
+    pub fn rotate(&self, b: Bitboard) -> Bitboard {
+        b.reverse_bits() >> (63 - self.top_bit)
+    }
+
+    /// Number of features (windows' entries, then dense terms).
+    pub fn features(&self) -> usize {
+        self.windows.len() * ENTRIES + DENSE
+    }
+
+    /// Index of the first dense feature.
+    pub fn dense_base(&self) -> usize {
+        self.windows.len() * ENTRIES
+    }
+}
+
+/// The layout of geometry `G`, built on first use.
+pub fn layout<G: Geometry>() -> &'static Layout {
+    static DIAG8: OnceLock<Layout> = OnceLock::new();
+    static DIAG10: OnceLock<Layout> = OnceLock::new();
+    static ORTHO8: OnceLock<Layout> = OnceLock::new();
+    let cell = match (G::DIAGONAL, G::NUM_SQUARES) {
+        (true, 50) => &DIAG10,
+        (true, _) => &DIAG8,
+        _ => &ORTHO8,
+    };
+    cell.get_or_init(Layout::new::<G>)
+}
+
+/// Base 3 value of each 8-bit set, one digit per bit.
+const BASE3: [u16; 256] = base3_table(false);
+/// The same with the bits read in reverse order.
+const BASE3_REV: [u16; 256] = base3_table(true);
+
+const fn base3_table(reverse: bool) -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut v = 0u16;
+        let mut p = 1u16;
+        let mut k = 0;
+        while k < 8 {
+            let bit = if reverse { 7 - k } else { k };
+            if x >> bit & 1 == 1 {
+                v += p;
+            }
+            p *= 3;
+            k += 1;
+        }
+        t[x] = v;
+        x += 1;
+    }
+    t
+}
+
+/// The bits of `b` selected by `mask`, packed to the low end (BMI2 `pext`
+/// where the build has it).
+#[inline(always)]
+fn extract(b: Bitboard, mask: Bitboard) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        safe_arch::population_extract_u64(b, mask) as usize
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let mut r = 0;
+        for (k, bit) in Bits(mask).enumerate() {
+            if b & bit != 0 {
+                r |= 1 << k;
+            }
+        }
+        r
+    }
+}
+
+/// The two window entries a window's contents select: White's reading
+/// (`own` men are White's) and Black's reading on the turned board.
+#[inline(always)]
+fn entries(white8: usize, black8: usize) -> (usize, usize) {
+    (
+        BASE3[white8] as usize + 2 * BASE3[black8] as usize,
+        BASE3_REV[black8] as usize + 2 * BASE3_REV[white8] as usize,
+    )
+}
+
+/// Phase of `pos`: 0 with all men on the board, 256 with none.
+#[inline(always)]
+pub fn phase<R: Rules>(pos: &Position<R>) -> i32 {
+    let men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
+    256 - (256 * men / (2 * R::MEN_PER_SIDE).max(1)).min(256) as i32
+}
+
+/// The dense terms of `pos`, White minus Black.
+pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
+    let m = masks::<R::Geo>();
+    let mut d = [0; DENSE];
+    let h = R::Geo::HEIGHT;
+    let empty = pos.empty();
+    for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
+        let men = pos.men(c);
+        let kings = pos.kings_of(c);
+        d[Dense::Men as usize] += sign * men.count_ones() as i32;
+        d[Dense::Kings as usize] += sign * kings.count_ones() as i32;
+        let mut mobility = 0;
+        for k in Bits(kings) {
+            for dir in 0..4 {
+                let mut sq = R::Geo::step(k, dir) & empty;
+                while sq != 0 {
+                    mobility += 1;
+                    if !R::FLYING_KINGS {
+                        break;
+                    }
+                    sq = R::Geo::step(sq, dir) & empty;
+                }
+            }
+        }
+        d[Dense::KingMobility as usize] += sign * mobility;
+        let them = pos.pieces(c.flip());
+        let mut runaways = 0;
+        let mut tempo = 0;
+        for b in Bits(men) {
+            let rank = m.rank_of[b.trailing_zeros() as usize] as usize;
+            let rel = if c == Color::White {
+                rank
+            } else {
+                h - 1 - rank
+            };
+            tempo += rel as i32;
+            if 2 * rel >= h && m.cone[c.index()][b.trailing_zeros() as usize] & them == 0 {
+                runaways += 1;
+            }
+        }
+        d[Dense::Runaways as usize] += sign * runaways;
+        d[Dense::Tempo as usize] += sign * tempo;
+        d[Dense::LongDiagonalKings as usize] +=
+            sign * (kings & m.long_diagonal).count_ones() as i32;
+    }
+    d[Dense::SideToMove as usize] = match pos.side() {
+        Color::White => 1,
+        Color::Black => -1,
+    };
+    d
+}
+
+/// Scale of the tempo term: ranks are summed, so the weight is per
+/// (rank x man); the sum is divided by the board height to keep the weight
+/// in the range of the others.
+fn tempo_value(sum: i32, height: usize) -> f32 {
+    sum as f32 / height as f32
+}
+
+/// The sparse features of `pos` from White's point of view: (feature
+/// index, value) pairs, windows then dense terms. The score is the sum of
+/// value x (opening weight x (256 - phase) + endgame weight x phase) / 256.
+pub fn features<R: Rules>(pos: &Position<R>, out: &mut Vec<(u32, f32)>) {
+    out.clear();
+    let layout = layout::<R::Geo>();
+    let wm = pos.men(Color::White);
+    let bm = pos.men(Color::Black);
+    for (w, &mask) in layout.windows.iter().enumerate() {
+        let (iw, ib) = entries(extract(wm, mask), extract(bm, mask));
+        out.push(((w * ENTRIES + iw) as u32, 1.0));
+        out.push(((layout.rotated[w] * ENTRIES + ib) as u32, -1.0));
+    }
+    let base = layout.dense_base();
+    for (k, &v) in dense_terms(pos).iter().enumerate() {
+        if v != 0 {
+            let value = if k == Dense::Tempo as usize {
+                tempo_value(v, R::Geo::HEIGHT)
+            } else {
+                v as f32
+            };
+            out.push(((base + k) as u32, value));
+        }
+    }
+}
+
+/// Fitted weights of one variant.
+#[derive(Clone, Debug)]
+pub struct Learned {
+    /// (opening, endgame) weight of each window entry, window by window,
+    /// in 1/UNIT centi-men.
+    windows: Vec<[i16; 2]>,
+    /// (opening, endgame) weights of the dense terms.
+    dense: [[i16; 2]; DENSE],
+    /// The sigmoid scale the weights were fitted with, in centi-men.
+    pub scale: f32,
+    /// How the weights were made.
+    pub description: String,
+    /// Name of the variant.
+    pub variant: String,
+}
+
+impl Learned {
+    /// Weights from floating-point centi-men, one (opening, endgame) pair
+    /// per feature in [`features`] order.
+    pub fn from_float<G: Geometry>(
+        variant: &str,
+        weights: &[[f32; 2]],
+        scale: f32,
+        description: &str,
+    ) -> Result<Learned, String> {
+        let layout = layout::<G>();
+        if weights.len() != layout.features() {
+            return Err(format!(
+                "{} weights given, the layout has {} features",
+                weights.len(),
+                layout.features()
+            ));
+        }
+        let q = |x: f32| (x * UNIT as f32).round().clamp(-32767.0, 32767.0) as i16;
+        let windows = weights[..layout.dense_base()]
+            .iter()
+            .map(|p| [q(p[0]), q(p[1])])
+            .collect();
+        let mut dense = [[0; 2]; DENSE];
+        for (d, p) in dense.iter_mut().zip(&weights[layout.dense_base()..]) {
+            *d = [q(p[0]), q(p[1])];
+        }
+        Ok(Learned {
+            windows,
+            dense,
+            scale,
+            description: description.to_string(),
+            variant: variant.to_string(),
+        })
+    }
+
+    /// The weights as floating-point centi-men, in [`features`] order.
+    pub fn to_float(&self) -> Vec<[f32; 2]> {
+        let u = UNIT as f32;
+        self.windows
+            .iter()
+            .chain(self.dense.iter())
+            .map(|p| [p[0] as f32 / u, p[1] as f32 / u])
+            .collect()
+    }
+
+    /// The score of `pos` in centi-men from White's point of view.
+    #[inline]
+    pub fn white_score<R: Rules>(&self, pos: &Position<R>) -> i32 {
+        let layout = layout::<R::Geo>();
+        let wm = pos.men(Color::White);
+        let bm = pos.men(Color::Black);
+        let (mut open, mut end) = (0i32, 0i32);
+        for ((&mask, &rot), table) in layout
+            .windows
+            .iter()
+            .zip(&layout.rotated)
+            .zip(self.windows.chunks_exact(ENTRIES))
+        {
+            let (iw, ib) = entries(extract(wm, mask), extract(bm, mask));
+            let a = table[iw];
+            let b = self.windows[rot * ENTRIES + ib];
+            open += a[0] as i32 - b[0] as i32;
+            end += a[1] as i32 - b[1] as i32;
+        }
+        let d = dense_terms(pos);
+        for (k, (&v, w)) in d.iter().zip(&self.dense).enumerate() {
+            if k == Dense::Tempo as usize {
+                let h = R::Geo::HEIGHT as i32;
+                open += v * w[0] as i32 / h;
+                end += v * w[1] as i32 / h;
+            } else {
+                open += v * w[0] as i32;
+                end += v * w[1] as i32;
+            }
+        }
+        let p = phase(pos);
+        (open * (256 - p) + end * p) / (256 * UNIT)
+    }
+
+    /// The weights file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(64 + 4 * (self.windows.len() + DENSE));
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b.extend_from_slice(&LAYOUT_VERSION.to_le_bytes());
+        b.push(self.variant.len() as u8);
+        b.extend_from_slice(self.variant.as_bytes());
+        b.extend_from_slice(&((self.windows.len() / ENTRIES) as u32).to_le_bytes());
+        b.extend_from_slice(&(ENTRIES as u32).to_le_bytes());
+        b.extend_from_slice(&(DENSE as u32).to_le_bytes());
+        b.extend_from_slice(&self.scale.to_le_bytes());
+        let desc = &self.description.as_bytes()[..self.description.len().min(u16::MAX as usize)];
+        b.extend_from_slice(&(desc.len() as u16).to_le_bytes());
+        b.extend_from_slice(desc);
+        for p in self.windows.iter().chain(self.dense.iter()) {
+            b.extend_from_slice(&p[0].to_le_bytes());
+            b.extend_from_slice(&p[1].to_le_bytes());
+        }
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads a weights file for variant `R`; any mismatch (magic, versions,
+    /// variant, sizes, length, checksum) is an error saying which.
+    pub fn from_bytes<R: Rules>(bytes: &[u8]) -> Result<Learned, String> {
+        let layout = layout::<R::Geo>();
+        if bytes.len() < 8 {
+            return Err("weights file: too short".into());
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let mut r = Reader { b: body, at: 0 };
+        if r.take(4)? != MAGIC {
+            return Err("weights file: not a kondavo weights file (bad magic)".into());
+        }
+        let format = r.u32()?;
+        if format != FORMAT_VERSION {
+            return Err(format!(
+                "weights file: format version {format}, this build reads {FORMAT_VERSION}"
+            ));
+        }
+        let lv = r.u32()?;
+        if lv != LAYOUT_VERSION {
+            return Err(format!(
+                "weights file: feature layout version {lv}, this build has {LAYOUT_VERSION}"
+            ));
+        }
+        let n = r.take(1)?[0] as usize;
+        let variant = String::from_utf8_lossy(r.take(n)?).into_owned();
+        if variant != R::NAME {
+            return Err(format!("weights file: made for {variant}, not {}", R::NAME));
+        }
+        let (windows, entries, dense) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
+        if windows != layout.windows.len() || entries != ENTRIES || dense != DENSE {
+            return Err(format!(
+                "weights file: {windows} windows x {entries} entries + {dense} terms, \
+                 this build has {} x {ENTRIES} + {DENSE}",
+                layout.windows.len()
+            ));
+        }
+        let scale = f32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
+        let dl = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes")) as usize;
+        let description = String::from_utf8_lossy(r.take(dl)?).into_owned();
+        let count = layout.features();
+        let data = r.take(4 * count)?;
+        if r.at != body.len() {
+            return Err(format!(
+                "weights file: {} bytes after the weights",
+                body.len() - r.at
+            ));
+        }
+        if fnv1a(body).to_le_bytes() != sum {
+            return Err("weights file: checksum mismatch (corrupt file)".into());
+        }
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(format!("weights file: bad scale {scale}"));
+        }
+        let pairs: Vec<[i16; 2]> = data
+            .chunks_exact(4)
+            .map(|c| {
+                [
+                    i16::from_le_bytes([c[0], c[1]]),
+                    i16::from_le_bytes([c[2], c[3]]),
+                ]
+            })
+            .collect();
+        let mut d = [[0; 2]; DENSE];
+        d.copy_from_slice(&pairs[layout.dense_base()..]);
+        Ok(Learned {
+            windows: pairs[..layout.dense_base()].to_vec(),
+            dense: d,
+            scale,
+            description,
+            variant,
+        })
+    }
+}
+
+/// A cursor over a weights file.
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.b.len() - self.at < n {
+            return Err("weights file: truncated".into());
+        }
+        let s = &self.b[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Where a variant's weights come from: the file given at start-up, or the
+/// one embedded in the binary, or none (the hand-set evaluation).
+#[derive(Debug)]
+pub struct Slot(OnceLock<Option<Learned>>);
+
+impl Slot {
+    /// An empty slot.
+    pub const fn new() -> Slot {
+        Slot(OnceLock::new())
+    }
+
+    /// The weights, loading the embedded ones on first use.
+    #[inline(always)]
+    pub fn get<R: Rules>(&self) -> Option<&Learned> {
+        self.0.get_or_init(embedded::<R>).as_ref()
+    }
+
+    /// Installs weights before first use; an error once the slot is in use.
+    pub fn set(&self, weights: Option<Learned>) -> Result<(), String> {
+        self.0
+            .set(weights)
+            .map_err(|_| "weights are already in use; set them before any search".to_string())
+    }
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot::new()
+    }
+}
+
+mod files {
+    include!(concat!(env!("OUT_DIR"), "/weights.rs"));
+}
+
+/// The embedded weights file of variant `name`, if the build has one.
+pub fn embedded_bytes(name: &str) -> Option<&'static [u8]> {
+    files::EMBEDDED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| *b)
+}
+
+/// The embedded weights of `R`. A file that does not read is a build
+/// defect: the tests read every embedded file, so this panics with the
+/// reason rather than evaluate wrongly.
+fn embedded<R: Rules>() -> Option<Learned> {
+    embedded_bytes(R::NAME).map(|b| {
+        Learned::from_bytes::<R>(b).unwrap_or_else(|e| panic!("embedded {} weights: {e}", R::NAME))
+    })
+}
+
+/// Installs the weights file at `path` for the variant it names (before
+/// any search); returns that variant. `hand:<variant>` installs none: that
+/// variant uses the hand-set evaluation.
+pub fn install_file(path: &str) -> Result<crate::Variant, String> {
+    if let Some(v) = path.strip_prefix("hand:") {
+        let variant: crate::Variant = v.parse()?;
+        crate::with_rules!(variant, R => <R as super::Evaluate>::slot().set(None)?);
+        return Ok(variant);
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("weights file {path}: {e}"))?;
+    let name = bytes
+        .get(12)
+        .and_then(|&n| bytes.get(13..13 + n as usize))
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .ok_or_else(|| format!("weights file {path}: truncated"))?;
+    let variant: crate::Variant = name
+        .parse()
+        .map_err(|_| format!("weights file {path}: unknown variant '{name}'"))?;
+    crate::with_rules!(variant, R => {
+        let l = Learned::from_bytes::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        <R as super::Evaluate>::slot().set(Some(l))?;
+    });
+    Ok(variant)
+}

@@ -1,0 +1,466 @@
+//! `kondavo selfplay`: the engine plays itself on all cores and writes the
+//! games for `kondavo train`.
+//!
+//! # Data format
+//!
+//! A file holds the games of one variant. It opens with `KDSP`, the format
+//! version (u32, little-endian) and the variant's name (u8 length + bytes).
+//! Each game follows as one record, written whole and flushed, so a killed
+//! run loses at most the game being written and `--resume` cuts a torn last
+//! record off:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 1 | `0xA5`, start of a game |
+//! | 2 | plies (u16) |
+//! | 1 | result: 0 Black won, 1 draw, 2 White won |
+//! | 1 | plies of the random opening |
+//! | 8 | Zobrist key of the final position (checks the replay) |
+//! | 4 x plies | per ply: the move's index in kondavo's legal move order (u16), then the search score for the side to move in centi-men (i16; `i16::MIN` for opening moves) |
+//!
+//! Every game starts from the variant's start position. Four bytes a
+//! position; a game of 100 plies takes 413 bytes.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::Instant;
+
+use crate::eval::Evaluate;
+use crate::game::{Game, Outcome};
+use crate::movegen::{generate, has_capture, side_has_capture, MoveList};
+use crate::position::Position;
+use crate::rules::{Color, Rules};
+use crate::search::threads::Searcher;
+use crate::search::{Job, Limits, WIN_BOUND};
+
+const MAGIC: &[u8; 4] = b"KDSP";
+const VERSION: u32 = 1;
+const GAME_MARK: u8 = 0xA5;
+/// Score of a ply that was not searched (random opening move).
+pub const NO_SCORE: i16 = i16::MIN;
+
+/// What `kondavo selfplay` is asked to do.
+#[derive(Clone, Debug)]
+pub struct SelfplayOptions {
+    /// Games to have in the file when done (with `resume`, those already
+    /// there count).
+    pub games: usize,
+    /// Node budget per move.
+    pub nodes: Option<u64>,
+    /// Fixed depth per move.
+    pub depth: Option<i32>,
+    /// Games played at once (one thread each).
+    pub threads: usize,
+    /// Random plies at the start of each game.
+    pub opening_plies: usize,
+    /// Seed: game `i` is the same for the same seed.
+    pub seed: u64,
+    /// Output file.
+    pub out: String,
+    /// Continue a file.
+    pub resume: bool,
+    /// Hash table per game, MiB.
+    pub hash_mib: usize,
+    /// Games longer than this are drawn.
+    pub max_plies: usize,
+    /// A score beyond this (centi-men) for `adjudicate_plies` plies in a row,
+    /// agreed by both sides, ends the game.
+    pub adjudicate_cp: i32,
+    /// Plies of agreement for adjudication.
+    pub adjudicate_plies: usize,
+    /// A progress bar (terminal) or periodic lines on stderr.
+    pub progress: bool,
+}
+
+/// One game of a data file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// 0 Black won, 1 draw, 2 White won.
+    pub result: u8,
+    /// Plies of the random opening.
+    pub opening_plies: u8,
+    /// Key of the final position.
+    pub final_key: u64,
+    /// (move index, score) per ply.
+    pub plies: Vec<(u16, i16)>,
+}
+
+impl GameRecord {
+    fn to_bytes(&self, out: &mut Vec<u8>) {
+        out.push(GAME_MARK);
+        out.extend_from_slice(&(self.plies.len() as u16).to_le_bytes());
+        out.push(self.result);
+        out.push(self.opening_plies);
+        out.extend_from_slice(&self.final_key.to_le_bytes());
+        for &(m, s) in &self.plies {
+            out.extend_from_slice(&m.to_le_bytes());
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+    }
+}
+
+/// A file's header bytes for variant `name`.
+fn header(name: &str) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend_from_slice(&VERSION.to_le_bytes());
+    h.push(name.len() as u8);
+    h.extend_from_slice(name.as_bytes());
+    h
+}
+
+/// The games of a data file of variant `R`, and the length of its complete
+/// part (a torn last record is left out). A wrong header is an error.
+pub fn read_games<R: Rules>(bytes: &[u8]) -> Result<(Vec<GameRecord>, usize), String> {
+    let h = header(R::NAME);
+    if bytes.len() < h.len() || bytes[..4] != MAGIC[..] {
+        return Err("not a kondavo self-play file (bad magic)".into());
+    }
+    if bytes[..h.len()] != h[..] {
+        let v = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+        if v != VERSION {
+            return Err(format!(
+                "self-play format version {v}, this build reads {VERSION}"
+            ));
+        }
+        return Err(format!("self-play file is not of variant {}", R::NAME));
+    }
+    let mut at = h.len();
+    let mut games = Vec::new();
+    loop {
+        if bytes.len() - at < 13 {
+            break;
+        }
+        if bytes[at] != GAME_MARK {
+            return Err(format!("self-play file: no game starts at byte {at}"));
+        }
+        let n = u16::from_le_bytes([bytes[at + 1], bytes[at + 2]]) as usize;
+        let end = at + 13 + 4 * n;
+        if end > bytes.len() {
+            break;
+        }
+        let result = bytes[at + 3];
+        if result > 2 {
+            return Err(format!("self-play file: bad result {result} at byte {at}"));
+        }
+        let plies = bytes[at + 13..end]
+            .chunks_exact(4)
+            .map(|c| {
+                (
+                    u16::from_le_bytes([c[0], c[1]]),
+                    i16::from_le_bytes([c[2], c[3]]),
+                )
+            })
+            .collect();
+        games.push(GameRecord {
+            result,
+            opening_plies: bytes[at + 4],
+            final_key: u64::from_le_bytes(bytes[at + 5..at + 13].try_into().expect("8 bytes")),
+            plies,
+        });
+        at = end;
+    }
+    Ok((games, at))
+}
+
+/// One position of a game, for training.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample<R: Rules> {
+    /// The position.
+    pub pos: Position<R>,
+    /// The game's result for the side to move: 0, 1 (draw) or 2 (win).
+    pub result: u8,
+    /// Search score for the side to move, or [`NO_SCORE`].
+    pub score: i16,
+}
+
+/// Replays `game`, calling `f` with each quiet position (no capture pending
+/// for either side). An illegal move index or a final key that does not
+/// match is an error (the file was made by a build with another move
+/// order, or is corrupt).
+pub fn replay<R: Rules>(game: &GameRecord, f: &mut dyn FnMut(Sample<R>)) -> Result<(), String> {
+    let mut pos = Position::<R>::start();
+    let mut list = MoveList::new();
+    for &(m, score) in &game.plies {
+        if !has_capture(&pos) && !side_has_capture(&pos, pos.side().flip()) {
+            let white_result = game.result;
+            let result = if pos.side() == Color::White {
+                white_result
+            } else {
+                2 - white_result
+            };
+            f(Sample { pos, result, score });
+        }
+        generate(&pos, &mut list);
+        let mv = list
+            .get(m as usize)
+            .ok_or_else(|| format!("move index {m} of {} legal moves", list.len()))?;
+        pos.play(mv);
+    }
+    if pos.key() != game.final_key {
+        return Err("the replay does not reach the recorded final position".into());
+    }
+    Ok(())
+}
+
+/// A small deterministic generator (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    /// A generator for `seed`.
+    pub fn new(seed: u64) -> Self {
+        SplitMix(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Plays game number `index`.
+pub fn play_game<R: Evaluate>(
+    index: u64,
+    opts: &SelfplayOptions,
+    searcher: &mut Searcher<R>,
+) -> GameRecord {
+    let mut rng = SplitMix::new(opts.seed ^ index.wrapping_mul(0x2545_f491_4f6c_dd1d));
+    let mut list = MoveList::new();
+    'again: loop {
+        let mut game = Game::<R>::new(Position::start());
+        let mut plies = Vec::new();
+        // The random opening: a game over before it ends is drawn again.
+        for _ in 0..opts.opening_plies {
+            generate(game.position(), &mut list);
+            if list.is_empty() || game.outcome().is_some() {
+                continue 'again;
+            }
+            let i = rng.below(list.len());
+            plies.push((i as u16, NO_SCORE));
+            game.play(&list[i]);
+        }
+        if game.outcome().is_some() {
+            continue 'again;
+        }
+        searcher.clear();
+        let mut streak: (i32, usize) = (0, 0);
+        let result = loop {
+            if let Some(o) = game.outcome() {
+                break match o {
+                    Outcome::Win(Color::White) => 2,
+                    Outcome::Win(Color::Black) => 0,
+                    Outcome::Draw(_) => 1,
+                };
+            }
+            if plies.len() >= opts.max_plies {
+                break 1;
+            }
+            let job = Job {
+                root: *game.position(),
+                history: game.history().to_vec(),
+                reversible: game.reversible_plies(),
+                limits: Limits {
+                    depth: opts.depth,
+                    nodes: opts.nodes,
+                    ..Default::default()
+                },
+                multipv: 1,
+                start: Instant::now(),
+                ponder: false,
+            };
+            let r = searcher.search(&job, &mut |_| {});
+            let Some(best) = r.best else {
+                // No move: the outcome check above already ended the game.
+                break if game.position().side() == Color::White {
+                    0
+                } else {
+                    2
+                };
+            };
+            generate(game.position(), &mut list);
+            let i = list.iter().position(|m| *m == best).unwrap_or(0);
+            let score = r.score.clamp(-32000, 32000);
+            plies.push((i as u16, score as i16));
+            // White's view of the score, for adjudication.
+            let white = if game.position().side() == Color::White {
+                score
+            } else {
+                -score
+            };
+            let side = if white >= opts.adjudicate_cp || white > WIN_BOUND {
+                1
+            } else if white <= -opts.adjudicate_cp || white < -WIN_BOUND {
+                -1
+            } else {
+                0
+            };
+            streak = if side != 0 && side == streak.0 {
+                (side, streak.1 + 1)
+            } else {
+                (side, 1)
+            };
+            game.play(&list[i]);
+            if side != 0 && streak.1 >= opts.adjudicate_plies {
+                break if side > 0 { 2 } else { 0 };
+            }
+        };
+        return GameRecord {
+            result,
+            opening_plies: opts.opening_plies.min(255) as u8,
+            final_key: game.position().key(),
+            plies,
+        };
+    }
+}
+
+/// Runs self-play; `out` gets the report lines. Returns the positions
+/// written this run.
+pub fn run_selfplay<R: Evaluate>(
+    opts: &SelfplayOptions,
+    out: &mut dyn FnMut(String),
+) -> Result<u64, String> {
+    if opts.nodes.is_none() && opts.depth.is_none() {
+        return Err("selfplay needs --nodes or --depth".into());
+    }
+    let path = &opts.out;
+    let exists = std::path::Path::new(path).exists();
+    let mut done = 0;
+    let mut file: File;
+    if exists && opts.resume {
+        let mut bytes = Vec::new();
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| format!("{path}: {e}"))?;
+        let (games, complete) = read_games::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        done = games.len();
+        file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| format!("{path}: {e}"))?;
+        file.set_len(complete as u64)
+            .map_err(|e| format!("{path}: {e}"))?;
+        file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{path}: {e}"))?;
+        if complete < bytes.len() {
+            out(format!(
+                "info cut a torn last game ({} bytes) off {path}",
+                bytes.len() - complete
+            ));
+        }
+        out(format!("info resuming {path} after {done} games"));
+    } else if exists {
+        return Err(format!(
+            "{path} exists: add --resume to continue it, or choose another file"
+        ));
+    } else {
+        file = File::create(path).map_err(|e| format!("{path}: {e}"))?;
+        file.write_all(&header(R::NAME))
+            .map_err(|e| format!("{path}: {e}"))?;
+    }
+    if done >= opts.games {
+        out(format!(
+            "selfplay games={done} positions=0 (already complete)"
+        ));
+        return Ok(0);
+    }
+
+    let start = Instant::now();
+    let next = AtomicUsize::new(done);
+    let abort = AtomicBool::new(false);
+    let (tx, rx) = channel::<(usize, GameRecord)>();
+    let threads = opts.threads.max(1).min(opts.games - done);
+    let bar = progress_bar(opts, (opts.games - done) as u64);
+    let mut positions = 0u64;
+    let mut written = done;
+    let mut pending = BTreeMap::new();
+    let mut last_line = Instant::now();
+    let mut failure = None;
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let next = &next;
+            let abort = &abort;
+            std::thread::Builder::new()
+                .stack_size(32 << 20)
+                .spawn_scoped(s, move || {
+                    let mut searcher = Searcher::<R>::new(1, opts.hash_mib);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= opts.games || abort.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let g = play_game(i as u64, opts, &mut searcher);
+                        if tx.send((i, g)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .expect("spawn a self-play thread");
+        }
+        drop(tx);
+        for (i, g) in rx {
+            pending.insert(i, g);
+            // Written in game order, so a resumed run continues exactly.
+            while let Some(g) = pending.remove(&written) {
+                let mut b = Vec::with_capacity(16 + 4 * g.plies.len());
+                g.to_bytes(&mut b);
+                if let Err(e) = file.write_all(&b).and_then(|_| file.flush()) {
+                    failure = Some(format!("{path}: {e}"));
+                    abort.store(true, Ordering::Relaxed);
+                    break;
+                }
+                positions += g.plies.len() as u64;
+                written += 1;
+                if let Some(b) = &bar {
+                    b.inc(1);
+                } else if opts.progress && last_line.elapsed().as_secs() >= 30 {
+                    last_line = Instant::now();
+                    eprintln!(
+                        "selfplay games={written}/{} positions={positions} positions/s={:.0}",
+                        opts.games,
+                        positions as f64 / start.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    out(format!(
+        "selfplay games={written} positions={positions} time={secs:.1} positions/s={:.0}",
+        positions as f64 / secs.max(1e-9)
+    ));
+    Ok(positions)
+}
+
+fn progress_bar(opts: &SelfplayOptions, n: u64) -> Option<indicatif::ProgressBar> {
+    if !opts.progress || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(n);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}

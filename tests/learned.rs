@@ -1,0 +1,374 @@
+//! The learned evaluation: feature layout, symmetry, weights files, the
+//! trainer and the self-play data.
+
+mod common;
+
+use common::XorShift;
+use kondavo::eval::learned::{features, layout, Layout, Learned, UNIT};
+use kondavo::eval::Evaluate;
+use kondavo::geometry::Geometry;
+use kondavo::movegen::{generate, has_capture, side_has_capture, MoveList};
+use kondavo::position::Position;
+use kondavo::rules::*;
+use kondavo::search::threads::Searcher;
+use kondavo::tools::selfplay::{play_game, read_games, replay, run_selfplay, SelfplayOptions};
+use kondavo::tools::train::{fit, Example, FitOptions, Problem};
+
+/// Positions from random playouts of every length up to 80 plies.
+fn positions<R: Rules>(seed: u64, count: usize) -> Vec<Position<R>> {
+    let mut rng = XorShift::new(seed);
+    let mut out = Vec::new();
+    let mut list = MoveList::new();
+    while out.len() < count {
+        let mut pos = Position::<R>::start();
+        for _ in 0..rng.below(80) {
+            generate(&pos, &mut list);
+            if list.is_empty() {
+                break;
+            }
+            pos.play(&list[rng.below(list.len())]);
+        }
+        out.push(pos);
+    }
+    out
+}
+
+/// The position turned half a turn with the colours and the side to move
+/// swapped.
+fn mirror<R: Rules>(pos: &Position<R>, lay: &Layout) -> Position<R> {
+    Position::from_parts(
+        lay.rotate(pos.pieces(Color::Black)),
+        lay.rotate(pos.pieces(Color::White)),
+        lay.rotate(pos.kings()),
+        pos.side().flip(),
+    )
+}
+
+/// Random weights in centi-men, deterministic.
+fn random_weights<R: Rules>(seed: u64) -> Vec<[f32; 2]> {
+    let mut rng = XorShift::new(seed);
+    let mut r = || (rng.below(2001) as f32 - 1000.0) / 10.0;
+    (0..layout::<R::Geo>().features())
+        .map(|_| [r(), r()])
+        .collect()
+}
+
+fn check_layout<G: Geometry>(windows: usize) {
+    let lay = layout::<G>();
+    assert_eq!(lay.windows.len(), windows);
+    let mut covered = 0;
+    for (w, &m) in lay.windows.iter().enumerate() {
+        assert_eq!(m.count_ones(), 8);
+        assert_eq!(m & !G::SQUARES, 0);
+        covered |= m;
+        assert_eq!(lay.windows[lay.rotated[w]], lay.rotate(m));
+    }
+    assert_eq!(covered, G::SQUARES, "the windows cover the board");
+    for s in 0..G::NUM_SQUARES {
+        let (f, r) = G::coords(s);
+        let t = G::from_coords(G::WIDTH - 1 - f, G::HEIGHT - 1 - r).expect("a square");
+        assert_eq!(lay.rotate(G::bit(s)), G::bit(t), "square {s}");
+    }
+}
+
+#[test]
+fn windows_cover_each_board_and_turn_into_each_other() {
+    check_layout::<<International as Rules>::Geo>(16);
+    check_layout::<<English as Rules>::Geo>(9);
+    check_layout::<<Turkish as Rules>::Geo>(21);
+}
+
+/// A position and its mirror get the same score for the side to move: the
+/// evaluation in use (hand-set or embedded), and random learned weights.
+fn check_symmetry<R: Evaluate>() {
+    let lay = layout::<R::Geo>();
+    let learned =
+        Learned::from_float::<R::Geo>(R::NAME, &random_weights::<R>(7), 120.0, "test").unwrap();
+    let mut feats = Vec::new();
+    let float_w = learned.to_float();
+    for pos in positions::<R>(11, 300) {
+        let m = mirror(&pos, lay);
+        assert_eq!(R::evaluate(&pos), R::evaluate(&m), "{} evaluate", R::NAME);
+        let a = learned.white_score(&pos);
+        let b = learned.white_score(&m);
+        assert_eq!(a, -b, "{} learned score and its mirror", R::NAME);
+        // The integer score agrees with the sparse features the trainer
+        // sees (up to rounding).
+        features(&pos, &mut feats);
+        let p = kondavo::eval::learned::phase(&pos) as f32 / 256.0;
+        let f: f32 = feats
+            .iter()
+            .map(|&(i, v)| v * (float_w[i as usize][0] * (1.0 - p) + float_w[i as usize][1] * p))
+            .sum();
+        assert!(
+            (f - a as f32).abs() <= 2.0 + f.abs() * 1e-4,
+            "{}: features give {f}, the evaluation {a}",
+            R::NAME
+        );
+    }
+}
+
+#[test]
+fn mirrored_positions_score_the_same_in_every_variant() {
+    check_symmetry::<International>();
+    check_symmetry::<English>();
+    check_symmetry::<Italian>();
+    check_symmetry::<Brazilian>();
+    check_symmetry::<Spanish>();
+    check_symmetry::<Russian>();
+    check_symmetry::<Turkish>();
+}
+
+#[test]
+fn weights_files_round_trip_and_bad_ones_are_refused() {
+    let w = random_weights::<International>(3);
+    let l =
+        Learned::from_float::<<International as Rules>::Geo>("international", &w, 150.0, "gen 1")
+            .unwrap();
+    let bytes = l.to_bytes();
+    let back = Learned::from_bytes::<International>(&bytes).unwrap();
+    assert_eq!(back.to_float(), l.to_float());
+    assert_eq!(back.description, "gen 1");
+    assert_eq!(back.scale, 150.0);
+    for pos in positions::<International>(5, 50) {
+        assert_eq!(back.white_score(&pos), l.white_score(&pos));
+    }
+    // Weights survive quantisation to 1/UNIT centi-man.
+    for (a, b) in w.iter().zip(back.to_float()) {
+        assert!((a[0] - b[0]).abs() <= 0.5 / UNIT as f32 + 1e-6);
+    }
+    let err = |b: &[u8]| Learned::from_bytes::<International>(b).unwrap_err();
+    assert!(
+        err(&bytes[..bytes.len() - 100]).contains("checksum")
+            || err(&bytes[..bytes.len() - 100]).contains("truncated")
+    );
+    assert!(err(&bytes[..30]).contains("truncated"));
+    let mut flipped = bytes.clone();
+    flipped[1000] ^= 1;
+    assert!(err(&flipped).contains("checksum"), "{}", err(&flipped));
+    let mut magic = bytes.clone();
+    magic[0] = b'X';
+    assert!(err(&magic).contains("magic"));
+    assert!(Learned::from_bytes::<Russian>(&bytes)
+        .unwrap_err()
+        .contains("international"));
+    let mut longer = bytes.clone();
+    longer.insert(500, 0);
+    assert!(Learned::from_bytes::<International>(&longer).is_err());
+    // Another variant with the same board: refused by name.
+    let e = Learned::from_float::<<English as Rules>::Geo>(
+        "english",
+        &random_weights::<English>(1),
+        90.0,
+        "",
+    )
+    .unwrap()
+    .to_bytes();
+    assert!(Learned::from_bytes::<Italian>(&e)
+        .unwrap_err()
+        .contains("english"));
+}
+
+/// Every weights file the build embeds reads for its variant.
+#[test]
+fn embedded_weights_read() {
+    fn check<R: Evaluate>() {
+        if let Some(b) = kondavo::eval::learned::embedded_bytes(R::NAME) {
+            Learned::from_bytes::<R>(b).unwrap_or_else(|e| panic!("{}: {e}", R::NAME));
+        }
+    }
+    check::<International>();
+    check::<English>();
+    check::<Italian>();
+    check::<Brazilian>();
+    check::<Spanish>();
+    check::<Russian>();
+    check::<Turkish>();
+}
+
+/// Synthetic data from a known linear model: the fit finds its weights.
+#[test]
+fn trainer_recovers_known_weights() {
+    const FEATURES: usize = 12;
+    let truth: Vec<[f32; 2]> = (0..FEATURES)
+        .map(|i| {
+            let x = (i as f32 - 5.5) * 20.0;
+            [x, -x / 2.0 + 30.0]
+        })
+        .collect();
+    let scale = 100.0;
+    let n = 200_000;
+    let truth_ref = &truth;
+    let get = move |i: usize, f: &mut Vec<(u32, f32)>| -> Example {
+        let mut rng = XorShift::new(i as u64 + 1);
+        f.clear();
+        for _ in 0..4 {
+            let k = rng.below(FEATURES) as u32;
+            let v = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            f.push((k, v));
+        }
+        let phase = rng.below(257) as f32 / 256.0;
+        let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+        let e: f32 = sign
+            * f.iter()
+                .map(|&(k, v)| {
+                    v * (truth_ref[k as usize][0] * (1.0 - phase)
+                        + truth_ref[k as usize][1] * phase)
+                })
+                .sum::<f32>();
+        let p = 1.0 / (1.0 + (-e / scale).exp());
+        let u = rng.below(1_000_000) as f32 / 1e6;
+        Example {
+            phase,
+            sign,
+            target: if u < p { 1.0 } else { 0.0 },
+        }
+    };
+    let problem = Problem {
+        n,
+        features: FEATURES,
+        get: &get,
+        penalised_below: 0,
+    };
+    let train: Vec<usize> = (0..n * 9 / 10).collect();
+    let valid: Vec<usize> = (n * 9 / 10..n).collect();
+    let opts = FitOptions {
+        epochs: 12,
+        lr: 2.0,
+        batch: 4096,
+        scale,
+        ..Default::default()
+    };
+    let mut losses = Vec::new();
+    let w = fit(
+        &problem,
+        vec![[0.0; 2]; FEATURES],
+        &train,
+        &valid,
+        &opts,
+        &mut |_, _, v| losses.push(v),
+    );
+    assert!(losses.last() < losses.first(), "{losses:?}");
+    for (k, (got, want)) in w.iter().zip(&truth).enumerate() {
+        for p in 0..2 {
+            assert!(
+                (got[p] - want[p]).abs() <= 12.0,
+                "feature {k} phase {p}: {} against {}",
+                got[p],
+                want[p]
+            );
+        }
+    }
+    // Same seed, same weights.
+    let again = fit(
+        &problem,
+        vec![[0.0; 2]; FEATURES],
+        &train,
+        &valid,
+        &opts,
+        &mut |_, _, _| {},
+    );
+    assert_eq!(w, again);
+}
+
+fn opts(out: &str, games: usize) -> SelfplayOptions {
+    SelfplayOptions {
+        games,
+        nodes: None,
+        depth: Some(2),
+        threads: 2,
+        opening_plies: 6,
+        seed: 9,
+        out: out.to_string(),
+        resume: false,
+        hash_mib: 1,
+        max_plies: 120,
+        adjudicate_cp: 800,
+        adjudicate_plies: 4,
+        progress: false,
+    }
+}
+
+/// Self-play games re-read into legal, quiet positions, the side to move
+/// alternating with the plies, and the results consistent.
+fn check_selfplay<R: Evaluate>() {
+    let o = opts("unused", 3);
+    let mut s = Searcher::<R>::new(1, 1);
+    for i in 0..3 {
+        let g = play_game::<R>(i, &o, &mut s);
+        assert!(g.plies.len() <= 120 + 6);
+        assert!(g.result <= 2);
+        let mut count = 0;
+        let mut pos = Position::<R>::start();
+        let mut list = MoveList::new();
+        let mut sides = Vec::new();
+        for &(m, _) in &g.plies {
+            sides.push(pos.side());
+            generate(&pos, &mut list);
+            assert!(
+                (m as usize) < list.len(),
+                "{}: move index in range",
+                R::NAME
+            );
+            pos.play(&list[m as usize]);
+        }
+        replay::<R>(&g, &mut |sample| {
+            count += 1;
+            assert!(!has_capture(&sample.pos));
+            assert!(!side_has_capture(&sample.pos, sample.pos.side().flip()));
+            assert!(sample.result <= 2);
+            assert!(sides.contains(&sample.pos.side()));
+        })
+        .unwrap();
+        assert!(count > 0, "{}: quiet positions", R::NAME);
+        // A side left without pieces lost.
+        if pos.pieces(Color::White) == 0 {
+            assert_eq!(g.result, 0);
+        }
+        if pos.pieces(Color::Black) == 0 {
+            assert_eq!(g.result, 2);
+        }
+        assert_eq!(pos.key(), g.final_key);
+    }
+}
+
+#[test]
+fn selfplay_games_replay_into_legal_quiet_positions() {
+    check_selfplay::<International>();
+    check_selfplay::<English>();
+    check_selfplay::<Turkish>();
+    check_selfplay::<Russian>();
+}
+
+#[test]
+fn selfplay_files_resume_to_the_same_games() {
+    let dir = std::env::temp_dir().join(format!("kondavo-selfplay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let whole = dir.join("whole.kdsp").to_string_lossy().into_owned();
+    let part = dir.join("part.kdsp").to_string_lossy().into_owned();
+    let _ = std::fs::remove_file(&whole);
+    let _ = std::fs::remove_file(&part);
+    run_selfplay::<English>(&opts(&whole, 6), &mut |_| {}).unwrap();
+    run_selfplay::<English>(&opts(&part, 4), &mut |_| {}).unwrap();
+    // An existing file without --resume is refused.
+    assert!(run_selfplay::<English>(&opts(&part, 6), &mut |_| {})
+        .unwrap_err()
+        .contains("--resume"));
+    // A torn last record (killed run) is cut off on resume.
+    let mut bytes = std::fs::read(&part).unwrap();
+    bytes.extend_from_slice(&[0xA5, 40, 0, 1]);
+    std::fs::write(&part, &bytes).unwrap();
+    let mut o = opts(&part, 6);
+    o.resume = true;
+    run_selfplay::<English>(&o, &mut |_| {}).unwrap();
+    let a = std::fs::read(&whole).unwrap();
+    let b = std::fs::read(&part).unwrap();
+    let (ga, _) = read_games::<English>(&a).unwrap();
+    let (gb, _) = read_games::<English>(&b).unwrap();
+    assert_eq!(ga.len(), 6);
+    assert_eq!(ga, gb, "a resumed run writes the same games");
+    assert_eq!(a, b);
+    // Another variant's reader refuses the file.
+    assert!(read_games::<Italian>(&a).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
