@@ -128,6 +128,13 @@ impl TimeManager {
         self.soft.is_some_and(|s| self.elapsed() >= s)
     }
 
+    /// Whether `percent` % of the time before [`Self::soft_expired`] has
+    /// passed (false without a clock).
+    pub fn soft_share_expired(&self, percent: u32) -> bool {
+        self.soft
+            .is_some_and(|s| self.elapsed() >= s * percent / 100)
+    }
+
     /// True when time bounds the search at all.
     pub fn is_timed(&self) -> bool {
         self.hard.is_some()
