@@ -4,6 +4,12 @@
 //! move reductions, a reduced-depth pruning test in place of null move, and
 //! draw detection inside the tree.
 //!
+//! Multi-PV: each iteration searches the first line exactly as a
+//! single-line search does, then each further line (the best of the moves
+//! not in an earlier line) with a full window, in a table of its own; the
+//! lines come best first. A single legal reply under a clock is searched to
+//! a small depth, so that its score means something.
+//!
 //! Generic over `R: Evaluate`; the search never sees the run-time variant.
 //! [`threads::Searcher`] runs one [`Worker`] per thread (Lazy SMP).
 
