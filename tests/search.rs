@@ -286,9 +286,9 @@ fn movetime_is_honoured_in_every_variant() {
 /// close to a fixed-depth search's.
 ///
 /// Failing when written: the search returned after its first iteration,
-/// with a depth-1 score a man away from the truth (169 for 2 in the Russian
-/// position, -128 for 154 in the International one), which misled resign
-/// and draw adjudication.
+/// with a depth-1 score a man away from the truth (169 where depth 12 finds
+/// -1 in the Russian position, -128 where depth 14 finds 154 in the
+/// International one), which misled resign and draw adjudication.
 #[test]
 fn single_reply_under_a_clock_gets_a_real_score() {
     fn check<R: Evaluate>(fen: &str) {

@@ -165,6 +165,16 @@ mod tests {
     }
 
     #[test]
+    fn share_of_the_soft_budget() {
+        let now = Instant::now();
+        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
+        assert!(tm.soft_share_expired(0));
+        assert!(!tm.soft_share_expired(10));
+        let untimed = TimeManager::new(&Limits::depth(5), now);
+        assert!(!untimed.soft_share_expired(0));
+    }
+
+    #[test]
     fn infinite_has_no_deadline() {
         let l = Limits {
             infinite: true,
