@@ -281,6 +281,44 @@ fn movetime_is_honoured_in_every_variant() {
     });
 }
 
+/// With a single legal move (a forced capture) under a time limit, the move
+/// comes back long before the time is up, with the score of a real search:
+/// close to a fixed-depth search's.
+///
+/// Failing when written: the search returned after its first iteration,
+/// with a depth-1 score a man away from the truth (169 where depth 12 finds
+/// -1 in the Russian position, -128 where depth 14 finds 154 in the
+/// International one), which misled resign and draw adjudication.
+#[test]
+fn single_reply_under_a_clock_gets_a_real_score() {
+    fn check<R: Evaluate>(fen: &str) {
+        let pos = parse_fen::<R>(fen).unwrap();
+        let list = legal(&pos);
+        assert_eq!(list.len(), 1, "{fen}");
+        assert!(list[0].is_capture(), "{fen}");
+        let reference = search_job(&job(pos, Limits::depth(12), 1)).score;
+        let movetime = Duration::from_secs(4);
+        let mut searcher = Searcher::<R>::new(1, 16);
+        let start = Instant::now();
+        let r = searcher.search(&job(pos, Limits::movetime(movetime), 1), &mut |_| {});
+        let took = start.elapsed();
+        assert_eq!(r.best, Some(list[0]), "{fen}");
+        assert!(took < movetime / 2, "{} {fen}: took {took:?}", R::NAME);
+        assert!(
+            (r.score - reference).abs() <= 30,
+            "{} {fen}: score {} at depth {}, {reference} at depth 12",
+            R::NAME,
+            r.score,
+            r.depth
+        );
+    }
+    check::<Russian>("W:Wa1,c1,e1,g1,d2,f2,h2,d4,h4:Ba5,c5,g5,f6,h6,a7,c7,e7,b8,f8,h8");
+    check::<International>(
+        "W:W30,32,34,35,36,37,38,40,41,42,43,44,45,46,47,48,49,50:\
+         B1,2,3,4,5,6,7,8,9,10,11,14,15,16,18,19,23,27,29",
+    );
+}
+
 /// Starts an infinite search of `pos`, stops it from another thread after
 /// `after`, and returns the result with the time from the stop to the
 /// return.

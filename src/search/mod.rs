@@ -4,6 +4,12 @@
 //! move reductions, a reduced-depth pruning test in place of null move, and
 //! draw detection inside the tree.
 //!
+//! Multi-PV: each iteration searches the first line exactly as a
+//! single-line search does, then each further line (the best of the moves
+//! not in an earlier line) with a full window, in a table of its own; the
+//! lines come best first. A single legal reply under a clock is searched to
+//! a small depth, so that its score means something.
+//!
 //! Generic over `R: Evaluate`; the search never sees the run-time variant.
 //! [`threads::Searcher`] runs one [`Worker`] per thread (Lazy SMP).
 
@@ -11,14 +17,14 @@ pub mod threads;
 pub mod time;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::eval::Evaluate;
 use crate::game::DrawCounters;
 use crate::movegen::{captures, generate, quiets, side_has_capture, Move, MoveList};
 use crate::position::Position;
-use crate::tt::{Bound, TranspositionTable, TtMove};
+use crate::tt::{Bound, Entry, TranspositionTable, TtMove};
 pub use time::{Limits, TimeManager};
 
 /// A score in centi-men from the side to move's point of view.
@@ -60,6 +66,11 @@ const LMR_DEEP_MOVES: usize = 4;
 /// With several threads, a move another thread is searching is put off
 /// until the node's other moves are done, from this depth on.
 const DEFER_MIN_DEPTH: i32 = 3;
+/// With a single legal reply under a clock, the search stops after this
+/// depth...
+const SINGLE_REPLY_DEPTH: i32 = 10;
+/// ...or this percentage of its time for the move, whichever comes first.
+const SINGLE_REPLY_PERCENT: u32 = 10;
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 1024;
 /// History bonuses saturate around this value.
@@ -78,6 +89,10 @@ pub struct Shared {
     pub pondering: AtomicBool,
     /// The transposition table.
     pub tt: TranspositionTable,
+    /// The table of the lines after the first in multi-PV mode (made at the
+    /// first multi-PV search), so that they leave the main table as a
+    /// single-line search leaves it.
+    lines_tt: OnceLock<TranspositionTable>,
     /// Number of threads searching (deferral only pays with more than one).
     pub threads: AtomicUsize,
     /// Keys of positions some thread is searching right now, one per slot
@@ -86,6 +101,9 @@ pub struct Shared {
     /// stale mark only changes the order moves are searched in.
     busy: Box<[AtomicU64]>,
 }
+
+/// The multi-PV lines' table is the main one's size divided by this.
+const LINES_TT_DIVISOR: usize = 4;
 
 /// Slots of the busy table (a power of two).
 const BUSY_SLOTS: usize = 1 << 14;
@@ -98,9 +116,25 @@ impl Shared {
             nodes: AtomicU64::new(0),
             pondering: AtomicBool::new(false),
             tt: TranspositionTable::new(hash_mib),
+            lines_tt: OnceLock::new(),
             threads: AtomicUsize::new(1),
             busy: (0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    /// Empties the tables (between games).
+    pub fn clear_tables(&self) {
+        self.tt.clear();
+        if let Some(t) = self.lines_tt.get() {
+            t.clear();
+        }
+    }
+
+    /// The table of the lines after the first (a quarter of the main
+    /// table's size), made on first use.
+    fn lines_tt(&self) -> &TranspositionTable {
+        self.lines_tt
+            .get_or_init(|| TranspositionTable::new(self.tt.size_mib() / LINES_TT_DIVISOR))
     }
 
     fn busy_slot(&self, key: u64) -> &AtomicU64 {
@@ -277,6 +311,9 @@ pub struct Worker<R: Evaluate> {
     pondering: bool,
     stopped: bool,
     root_moves: Vec<RootMove>,
+    /// Searching the lines after the first of a multi-PV iteration: the
+    /// table looked in first and written to is [`Shared::lines_tt`].
+    other_line: bool,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -308,6 +345,7 @@ impl<R: Evaluate> Worker<R> {
             pondering: false,
             stopped: false,
             root_moves: Vec::new(),
+            other_line: false,
             rules: std::marker::PhantomData,
         }
     }
@@ -392,6 +430,28 @@ impl<R: Evaluate> Worker<R> {
             back += 2;
         }
         false
+    }
+
+    /// Looks `key` up in the table of the line being searched.
+    #[inline(always)]
+    fn tt_probe(&self, key: u64) -> Option<Entry> {
+        if !self.other_line {
+            return self.shared.tt.probe(key);
+        }
+        self.shared
+            .lines_tt()
+            .probe(key)
+            .or_else(|| self.shared.tt.probe(key))
+    }
+
+    /// Stores a result in the table of the line being searched.
+    #[inline(always)]
+    fn tt_store(&self, key: u64, score: Score, depth: i32, bound: Bound, mv: Option<TtMove>) {
+        if self.other_line {
+            self.shared.lines_tt().store(key, score, depth, bound, mv);
+        } else {
+            self.shared.tt.store(key, score, depth, bound, mv);
+        }
     }
 
     #[inline(always)]
@@ -536,7 +596,7 @@ impl<R: Evaluate> Worker<R> {
         self.seldepth = self.seldepth.max(ply);
 
         let key = pos.key();
-        let entry = self.shared.tt.probe(key);
+        let entry = self.tt_probe(key);
         let mut tt_move_packed = None;
         if let Some(e) = entry {
             tt_move_packed = e.mv;
@@ -728,28 +788,97 @@ impl<R: Evaluate> Worker<R> {
             Bound::Upper
         };
         let tt_mv = Some(TtMove::new(&list, best_index));
-        self.shared
-            .tt
-            .store(key, to_tt(best, ply), depth, bound, tt_mv);
+        self.tt_store(key, to_tt(best, ply), depth, bound, tt_mv);
         best
     }
 
-    /// One iteration's search of line `k` (0 = best) at `depth`: through an
-    /// aspiration window around `last` when it can, else with a full window.
+    /// One iteration at `depth`: the first line exactly as a single-line
+    /// search makes it (through an aspiration window around `last` when it
+    /// can, else with a full window), then lines 2 to `multipv`. Returns the
+    /// lines, best first; fewer than `multipv` when the search stopped.
     /// `SMP`: other threads search too, so busy moves are put off; a
     /// constant, so one thread pays nothing for it.
-    fn root_iteration<const SMP: bool>(
+    fn iteration<const SMP: bool>(
         &mut self,
-        root: &Position<R>,
+        job: &Job<R>,
         depth: i32,
-        k: usize,
+        multipv: usize,
         last: Score,
         counters: DrawCounters,
-    ) -> Score {
-        if k == 0 && depth >= ASPIRATION_MIN_DEPTH && last.abs() < WIN_BOUND {
-            self.aspiration::<SMP>(root, depth, last, counters)
+    ) -> Vec<Info> {
+        let mut lines = Vec::with_capacity(multipv);
+        if depth >= ASPIRATION_MIN_DEPTH && last.abs() < WIN_BOUND {
+            self.aspiration::<SMP>(&job.root, depth, last, counters);
         } else {
-            self.root_search::<SMP>(root, depth, -INF, INF, k, counters)
+            self.root_search::<SMP>(&job.root, depth, -INF, INF, 0, counters);
+        }
+        if self.stopped {
+            return lines;
+        }
+        lines.push(self.line_info(job, depth, 0));
+        if multipv > 1 {
+            self.other_lines::<SMP>(job, depth, multipv, counters, &mut lines);
+        }
+        lines
+    }
+
+    /// Lines 2 to `multipv` of an iteration whose first line is searched:
+    /// line `k` is the best of the root moves not in an earlier line, found
+    /// by a full-window search, so its score is exact. A move that this
+    /// search scores above the line before it (search instability: the
+    /// earlier line's search, with other windows, bounded it below that
+    /// line) is shown level with it, with its own variation, so the lines
+    /// stay best first and the first line stays the single-line search's.
+    ///
+    /// These searches leave no trace: they store what they find in a table
+    /// of their own (looked in before the main one), and the killers,
+    /// history and root move order are put back afterwards, so the next
+    /// iteration's first line is again what a single-line search finds.
+    fn other_lines<const SMP: bool>(
+        &mut self,
+        job: &Job<R>,
+        depth: i32,
+        multipv: usize,
+        counters: DrawCounters,
+        lines: &mut Vec<Info>,
+    ) {
+        let order = self.root_moves.clone();
+        let history = self.history.clone();
+        let killers = self.killers.clone();
+        self.other_line = true;
+        let mut cap = self.root_moves[0].score;
+        for k in 1..multipv {
+            self.root_search::<SMP>(&job.root, depth, -INF, INF, k, counters);
+            if self.stopped {
+                break;
+            }
+            let rm = &mut self.root_moves[k];
+            rm.score = rm.score.min(cap);
+            cap = rm.score;
+            lines.push(self.line_info(job, depth, k));
+        }
+        self.other_line = false;
+        self.root_moves = order;
+        self.history = history;
+        self.killers = killers;
+    }
+
+    /// The report of root line `k` (0 = best) after its search at `depth`.
+    fn line_info(&self, job: &Job<R>, depth: i32, k: usize) -> Info {
+        let rm = &self.root_moves[k];
+        Info {
+            depth,
+            mean_depth: if self.leaves > 0 {
+                self.leaf_plies as f64 / self.leaves as f64
+            } else {
+                depth as f64
+            },
+            seldepth: self.seldepth,
+            score: rm.score,
+            nodes: self.shared.nodes.load(Ordering::Relaxed) + self.local_nodes,
+            time: job.start.elapsed(),
+            pv: rm.pv.clone(),
+            multipv: k + 1,
         }
     }
 
@@ -808,7 +937,7 @@ impl<R: Evaluate> Worker<R> {
                 self.root_moves[i].score = -INF;
             }
         }
-        if !self.stopped && best > original_alpha && best < beta {
+        if !self.other_line && !self.stopped && best > original_alpha && best < beta {
             let gen = {
                 let mut g = MoveList::new();
                 generate(root, &mut g);
@@ -876,6 +1005,9 @@ impl<R: Evaluate> Worker<R> {
             .unwrap_or(MAX_PLY as i32 - 8)
             .clamp(1, MAX_PLY as i32 - 8);
         let multipv = job.multipv.clamp(1, self.root_moves.len());
+        if multipv > 1 && self.id == 0 {
+            self.shared.lines_tt().new_search();
+        }
         let smp = self.shared.threads.load(Ordering::Relaxed) > 1;
         let timed_single_reply =
             self.root_moves.len() == 1 && self.tm.is_timed() && !job.limits.infinite;
@@ -886,40 +1018,17 @@ impl<R: Evaluate> Worker<R> {
             self.seldepth = 0;
             self.leaves = 0;
             self.leaf_plies = 0;
-            let mut lines = Vec::new();
-            for k in 0..multipv {
-                let score = if smp {
-                    self.root_iteration::<true>(&job.root, depth, k, last_score, counters)
-                } else {
-                    self.root_iteration::<false>(&job.root, depth, k, last_score, counters)
-                };
-                if self.stopped {
-                    break;
-                }
-                if k == 0 {
-                    last_score = score;
-                }
-                let rm = &self.root_moves[k];
-                lines.push(Info {
-                    depth,
-                    mean_depth: if self.leaves > 0 {
-                        self.leaf_plies as f64 / self.leaves as f64
-                    } else {
-                        depth as f64
-                    },
-                    seldepth: self.seldepth,
-                    score: rm.score,
-                    nodes: self.shared.nodes.load(Ordering::Relaxed) + self.local_nodes,
-                    time: job.start.elapsed(),
-                    pv: rm.pv.clone(),
-                    multipv: k + 1,
-                });
-            }
-            if self.stopped && lines.is_empty() {
-                // An aborted iteration: keep its best move only if it was
-                // searched fully and beat the last iteration's.
+            let lines = if smp {
+                self.iteration::<true>(job, depth, multipv, last_score, counters)
+            } else {
+                self.iteration::<false>(job, depth, multipv, last_score, counters)
+            };
+            let Some(first) = lines.first() else {
+                // The first line was not searched to the end: the last
+                // complete iteration stands.
                 break;
-            }
+            };
+            last_score = first.score;
             let complete = lines.len() == multipv;
             if complete {
                 let best = &self.root_moves[0];
@@ -949,7 +1058,12 @@ impl<R: Evaluate> Worker<R> {
                 break;
             }
             if self.id == 0 {
-                if timed_single_reply {
+                // A single legal reply needs no thought, only a score
+                // worth reporting: a short search gives one.
+                if timed_single_reply
+                    && (depth >= SINGLE_REPLY_DEPTH
+                        || self.tm.soft_share_expired(SINGLE_REPLY_PERCENT))
+                {
                     break;
                 }
                 if !self.pondering && self.tm.soft_expired() {

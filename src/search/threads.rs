@@ -153,7 +153,7 @@ impl<R: Evaluate> Searcher<R> {
 
     /// Forgets everything learnt (new game).
     pub fn clear(&mut self) {
-        self.shared.tt.clear();
+        self.shared.clear_tables();
         self.main.clear();
         for h in &self.helpers {
             let _ = h.jobs.send(HelperMsg::Clear);

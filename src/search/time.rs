@@ -128,6 +128,13 @@ impl TimeManager {
         self.soft.is_some_and(|s| self.elapsed() >= s)
     }
 
+    /// Whether `percent` % of the time before [`Self::soft_expired`] has
+    /// passed (false without a clock).
+    pub fn soft_share_expired(&self, percent: u32) -> bool {
+        self.soft
+            .is_some_and(|s| self.elapsed() >= s * percent / 100)
+    }
+
     /// True when time bounds the search at all.
     pub fn is_timed(&self) -> bool {
         self.hard.is_some()
@@ -155,6 +162,16 @@ mod tests {
             );
             assert!(tm.soft.unwrap() <= hard);
         }
+    }
+
+    #[test]
+    fn share_of_the_soft_budget() {
+        let now = Instant::now();
+        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
+        assert!(tm.soft_share_expired(0));
+        assert!(!tm.soft_share_expired(10));
+        let untimed = TimeManager::new(&Limits::depth(5), now);
+        assert!(!untimed.soft_share_expired(0));
     }
 
     #[test]
