@@ -15,8 +15,18 @@
 //! search hints; a wrong one can cost strength, never legality or safety.
 //! There is no `unsafe` code here ([`TranspositionTable::prefetch`] uses
 //! `safe_arch`'s safe wrapper of the prefetch instruction).
+//!
+//! # Allocation
+//!
+//! The table is allocated fallibly and zeroed lazily: the words come from
+//! `bytemuck`'s zeroed allocation, which the system satisfies with pages it
+//! zeroes on first use, so a table of many gigabytes is ready at once and
+//! costs memory only as the search fills it. [`TranspositionTable::try_new`]
+//! refuses a size of 0 or beyond [`max_hash_mib`] (half the machine's
+//! memory) and reports a failed allocation instead of aborting.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 use crate::movegen::{Move, MoveList};
 
@@ -85,24 +95,77 @@ pub struct Entry {
 }
 
 const SLOTS_PER_BUCKET: usize = 4;
+/// Words of a bucket: four slots of two words, `key ^ data` then `data`.
+const WORDS: usize = 2 * SLOTS_PER_BUCKET;
+/// Bytes of a bucket: one cache line, so a probe costs one memory access.
+const BUCKET_BYTES: usize = WORDS * std::mem::size_of::<AtomicU64>();
+const MIB: usize = 1 << 20;
+/// Largest table when the machine's memory cannot be read.
+const FALLBACK_MAX_MIB: usize = 65_536;
 
-/// Four slots of two words: `key ^ data`, then `data`. Aligned so that a
-/// bucket is exactly one cache line and a probe costs one memory access.
-#[derive(Debug)]
-#[repr(align(64))]
-struct Bucket([AtomicU64; 2 * SLOTS_PER_BUCKET]);
+/// The largest hash table accepted, in MiB: half the memory of the machine
+/// (or of the control group the process runs in), read once; 65536 where
+/// it cannot be read.
+pub fn max_hash_mib() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| match memory_bytes() {
+        Some(bytes) => ((bytes / 2) / MIB as u64).clamp(1, 1 << 30) as usize,
+        None => FALLBACK_MAX_MIB,
+    })
+}
 
-impl Bucket {
-    fn new() -> Self {
-        Bucket(std::array::from_fn(|_| AtomicU64::new(0)))
+/// Memory available to this process: physical memory, or less when a
+/// control group limits it (Linux; `None` elsewhere).
+fn memory_bytes() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let total = read("/proc/meminfo").and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|kib| kib.saturating_mul(1024))
+    });
+    let limits = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .into_iter()
+    .filter_map(|p| read(p).and_then(|s| s.trim().parse::<u64>().ok()));
+    total.into_iter().chain(limits).min()
+}
+
+/// Checks a hash size in MiB: at least 1, at most [`max_hash_mib`]. The
+/// message names the size.
+pub fn check_hash_mib(mib: usize) -> Result<(), String> {
+    let max = max_hash_mib();
+    if mib == 0 {
+        Err("a hash table of 0 MiB is too small (at least 1 MiB)".to_string())
+    } else if mib > max {
+        Err(format!(
+            "a hash table of {mib} MiB is more than this machine allows (at most {max} MiB, half its memory)"
+        ))
+    } else {
+        Ok(())
     }
 }
 
-/// The shared table.
-#[derive(Debug)]
+/// The shared table: buckets of [`WORDS`] atomic words, the first one at
+/// word `offset` of `words` (aligned to a cache line).
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    words: Box<[AtomicU64]>,
+    offset: usize,
+    buckets: usize,
     age: AtomicU8,
+    /// Whether anything was stored since the table was made or cleared (a
+    /// fresh table needs no clearing, and clearing it would make the system
+    /// back every page of it).
+    used: AtomicBool,
+}
+
+impl std::fmt::Debug for TranspositionTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TranspositionTable {{ buckets: {} }}", self.buckets)
+    }
 }
 
 fn pack(score: i32, depth: i32, bound: Bound, age: u8, mv: Option<TtMove>) -> u64 {
@@ -152,27 +215,60 @@ fn unpack(data: u64) -> (Entry, u8) {
 }
 
 impl TranspositionTable {
-    /// A table of about `mib` mebibytes (at least one bucket).
+    /// A table of `mib` MiB, or an error naming the size: 0 or more than
+    /// [`max_hash_mib`], or memory the system would not give. Nothing is
+    /// written to the memory, so even a large table is ready at once.
+    pub fn try_new(mib: usize) -> Result<Self, String> {
+        check_hash_mib(mib)?;
+        Self::with_buckets(mib * MIB / BUCKET_BYTES)
+            .map_err(|()| format!("cannot allocate a hash table of {mib} MiB: out of memory"))
+    }
+
+    /// A table of about `mib` MiB (0 gives a single bucket).
+    ///
+    /// # Panics
+    ///
+    /// When the memory cannot be allocated; sizes chosen by a user go
+    /// through [`TranspositionTable::try_new`].
     pub fn new(mib: usize) -> Self {
-        let bytes = mib.max(1) * 1024 * 1024;
-        let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        TranspositionTable {
-            buckets: (0..n).map(|_| Bucket::new()).collect(),
+        Self::with_buckets(mib.saturating_mul(MIB) / BUCKET_BYTES)
+            .unwrap_or_else(|()| panic!("cannot allocate a hash table of {mib} MiB"))
+    }
+
+    /// A zeroed table of `buckets` buckets (at least one), if the memory can
+    /// be had.
+    fn with_buckets(buckets: usize) -> Result<Self, ()> {
+        let buckets = buckets.max(1);
+        // One bucket's worth of words more, to start on a cache line.
+        let len = buckets
+            .checked_add(1)
+            .and_then(|b| b.checked_mul(WORDS))
+            .ok_or(())?;
+        let words = bytemuck::allocation::try_zeroed_slice_box::<AtomicU64>(len)?;
+        let misalign = words.as_ptr() as usize % BUCKET_BYTES;
+        let offset = (BUCKET_BYTES - misalign) % BUCKET_BYTES / std::mem::size_of::<AtomicU64>();
+        Ok(TranspositionTable {
+            words,
+            offset,
+            buckets,
             age: AtomicU8::new(0),
-        }
+            used: AtomicBool::new(false),
+        })
     }
 
     /// Size in MiB.
     pub fn size_mib(&self) -> usize {
-        self.buckets.len() * std::mem::size_of::<Bucket>() / (1024 * 1024)
+        self.buckets * BUCKET_BYTES / MIB
     }
 
-    /// Empties the table (between games).
+    /// Empties the table (between games). A table nothing was stored in
+    /// since it was made or cleared is left alone.
     pub fn clear(&self) {
-        for b in &self.buckets {
-            for w in &b.0 {
-                w.store(0, Ordering::Relaxed);
-            }
+        if !self.used.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        for w in &self.words[..] {
+            w.store(0, Ordering::Relaxed);
         }
     }
 
@@ -182,8 +278,17 @@ impl TranspositionTable {
         self.age.store(a.wrapping_add(1) & 0x3F, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> &[AtomicU64; 2 * SLOTS_PER_BUCKET] {
-        &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize].0
+    #[inline(always)]
+    fn bucket_at(&self, index: usize) -> &[AtomicU64; WORDS] {
+        let start = self.offset + index * WORDS;
+        self.words[start..start + WORDS]
+            .try_into()
+            .expect("a bucket is WORDS words")
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u64) -> &[AtomicU64; WORDS] {
+        self.bucket_at(((key as u128 * self.buckets as u128) >> 64) as usize)
     }
 
     /// Asks the processor to start loading the bucket of `key`, so that a
@@ -213,6 +318,9 @@ impl TranspositionTable {
     /// move kept if the new result has none); otherwise the slot with the
     /// shallowest, oldest entry.
     pub fn store(&self, key: u64, score: i32, depth: i32, bound: Bound, mv: Option<TtMove>) {
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::Relaxed);
+        }
         let age = self.age.load(Ordering::Relaxed);
         let b = self.bucket(key);
         let mut victim = 0;
@@ -254,12 +362,10 @@ impl TranspositionTable {
     /// Permille of sampled slots used by the current search.
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed);
-        let n = 1000.min(self.buckets.len());
-        let used = self.buckets[..n]
-            .iter()
-            .flat_map(|b| {
-                (0..SLOTS_PER_BUCKET).map(move |s| b.0[2 * s + 1].load(Ordering::Relaxed))
-            })
+        let n = 1000.min(self.buckets);
+        let used = (0..n)
+            .map(|i| self.bucket_at(i))
+            .flat_map(|b| (0..SLOTS_PER_BUCKET).map(move |s| b[2 * s + 1].load(Ordering::Relaxed)))
             .filter(|&data| data != 0 && unpack(data).1 == age)
             .count();
         (used * 1000 / (n * SLOTS_PER_BUCKET).max(1)) as u32
@@ -306,5 +412,54 @@ mod tests {
         assert!(tt.probe(0xDEAD_BEEE).is_none());
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF).is_none());
+    }
+
+    #[test]
+    fn buckets_start_on_cache_lines() {
+        for mib in [0, 1, 3] {
+            let tt = TranspositionTable::new(mib);
+            assert_eq!(tt.bucket(0).as_ptr() as usize % BUCKET_BYTES, 0);
+            assert_eq!(tt.bucket(u64::MAX).as_ptr() as usize % BUCKET_BYTES, 0);
+            assert_eq!(tt.buckets, (mib * MIB / BUCKET_BYTES).max(1));
+        }
+    }
+
+    #[test]
+    fn sizes_are_checked_and_allocation_fails_softly() {
+        let max = max_hash_mib();
+        assert!(max >= 1);
+        assert_eq!(TranspositionTable::try_new(1).unwrap().size_mib(), 1);
+        let e = TranspositionTable::try_new(0).unwrap_err();
+        assert!(e.contains("0 MiB"), "{e}");
+        let e = TranspositionTable::try_new(max + 1).unwrap_err();
+        assert!(e.contains(&format!("{} MiB", max + 1)), "{e}");
+        assert!(TranspositionTable::try_new(usize::MAX).is_err());
+        // More words than the address space: an error, not an abort.
+        assert!(TranspositionTable::with_buckets(usize::MAX / WORDS).is_err());
+        assert!(TranspositionTable::with_buckets(isize::MAX as usize / BUCKET_BYTES).is_err());
+    }
+
+    #[test]
+    fn a_large_table_costs_nothing_until_used() {
+        // Resident memory in MiB (Linux).
+        let resident = || {
+            let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+            let pages: usize = s.split_whitespace().nth(1)?.parse().ok()?;
+            Some(pages * 4096 / MIB)
+        };
+        let mib = 1024.min(max_hash_mib());
+        let before = resident();
+        let tt = TranspositionTable::try_new(mib).unwrap();
+        tt.clear();
+        assert!(tt.probe(12345).is_none());
+        tt.store(12345, 1, 1, Bound::Exact, None);
+        let after = resident();
+        if let (Some(b), Some(a)) = (before, after) {
+            assert!(
+                a < b + mib / 2,
+                "a {mib} MiB table took {} MiB at once",
+                a.saturating_sub(b)
+            );
+        }
     }
 }

@@ -257,6 +257,10 @@ fn commands_during_a_search() {
     e.send("pos fen=\"W:W28,32:B23,19\"");
     e.send("pos pos=Wnonsense");
     e.expect("error message=\"bad position*", Duration::from_secs(5));
+    e.send("fen");
+    e.expect("fen fen=W:W28,32:B19,23 pos=*", Duration::from_secs(5));
+    // A refused pos blocks go until a pos is accepted.
+    e.send("pos fen=\"W:W28,32:B23,19\"");
     e.send("level infinite");
     e.send("go analyze");
     e.send("pos start");
@@ -340,5 +344,320 @@ fn ponder_hit_right_after_go() {
         e.send("ponder-hit");
         e.expect("done move=*", Duration::from_secs(5));
     }
+    assert!(e.finish().is_empty());
+}
+
+/// Lines up to the answer to a `ping` sent now (the `pong` left out).
+fn lines_until_pong(e: &mut Engine) -> Vec<String> {
+    e.send("ping");
+    e.expect("pong", Duration::from_secs(20)).1
+}
+
+/// The `param` line of `name` in the answer to `hub`.
+fn param_line(e: &mut Engine, name: &str) -> String {
+    e.send("hub");
+    let (_, lines) = e.expect("wait", Duration::from_secs(5));
+    lines
+        .into_iter()
+        .find(|l| l.starts_with(&format!("param name={name} ")))
+        .unwrap_or_else(|| panic!("no param {name}"))
+}
+
+/// The value of `key=` in a reply line.
+fn field(line: &str, key: &str) -> String {
+    line.split(' ')
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+        .to_string()
+}
+
+/// Hash sizes beyond what the machine can give (the old advertised maximum
+/// 65536, Scan's tt-size 32, anything over the advertised maximum) are
+/// errors naming the size, the table in use stays, and the engine goes on;
+/// the largest allowed table is ready at once.
+#[test]
+fn hash_sizes_never_abort() {
+    let mut e = Engine::start();
+    e.send("set-param name=hash value=8");
+    let max: usize = field(&param_line(&mut e, "hash"), "max").parse().unwrap();
+    for (line, mib) in [
+        ("set-param name=hash value=65536", 65536),
+        ("set-param name=tt-size value=32", 65536),
+        (
+            &format!("set-param name=hash value={}", max + 1) as &str,
+            max + 1,
+        ),
+        ("set-param name=tt-size value=63", 1 << 47),
+        ("set-param name=hash value=18446744073709551615", usize::MAX),
+    ] {
+        e.send(line);
+        let got = lines_until_pong(&mut e);
+        if mib > max {
+            let name = field(line, "name");
+            assert_eq!(got.len(), 1, "{line}: {got:?}");
+            assert!(
+                matches(
+                    &format!("error message=\"set-param {name}: a hash table of {mib} MiB is more than this machine allows (at most {max} MiB*"),
+                    &got[0]
+                ),
+                "{line}: {got:?}"
+            );
+        } else {
+            // Accepted: the table must exist for real.
+            assert!(got.is_empty(), "{line}: {got:?}");
+            e.send("init");
+            e.expect("ready", Duration::from_secs(5));
+            e.send("set-param name=hash value=8");
+        }
+    }
+    assert!(param_line(&mut e, "hash").starts_with("param name=hash value=8 "));
+    // The largest table: allocated lazily, so ping is answered at once.
+    let t = Instant::now();
+    e.send(&format!("set-param name=hash value={max}"));
+    assert!(lines_until_pong(&mut e).is_empty());
+    let took = t.elapsed();
+    println!("set-param hash={max} then ping..pong: {took:?}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    e.send("pos start");
+    e.send("level depth=3");
+    e.send("go think");
+    e.expect("done move=*", Duration::from_secs(20));
+    // A new game starts on a fresh table, not by writing over all of it.
+    let t = Instant::now();
+    e.send("new-game");
+    assert!(lines_until_pong(&mut e).is_empty());
+    let took = t.elapsed();
+    println!("new-game with hash={max} then ping..pong: {took:?}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    e.send("set-param name=hash value=1");
+    assert!(lines_until_pong(&mut e).is_empty());
+    e.send("quit");
+    assert!(e.finish().is_empty());
+}
+
+/// Every character some client reads as a line break, inside quoted input
+/// that an error quotes back, comes out escaped: no reply line can be
+/// forged, whatever the client splits lines on.
+#[test]
+fn control_characters_cannot_forge_replies() {
+    let breaks = (0u32..0x20)
+        .chain(0x7F..0xA0)
+        .chain([0x2028, 0x2029])
+        .filter_map(char::from_u32);
+    let is_break = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    let mut e = Engine::start();
+    for c in breaks {
+        let lines = [
+            format!("pos fen=\"x{c}done move=32-28\""),
+            format!("set-param name=variant value=\"x{c}done move=32-28\""),
+            format!("set-param name=\"x{c}done\" value=1"),
+            format!("level depth=\"{c}done move=32-28\""),
+            format!("frobnicate{c}done move=32-28"),
+        ];
+        for l in &lines {
+            let mut bytes = l.clone().into_bytes();
+            bytes.push(b'\n');
+            e.send_bytes(&bytes);
+        }
+        let got = lines_until_pong(&mut e);
+        for l in &got {
+            assert!(l.starts_with("error message=\""), "{c:?}: {l:?}");
+            assert!(!l.chars().any(is_break), "{c:?}: {l:?}");
+        }
+        if c != '\n' {
+            // One error each; the input is quoted back escaped.
+            assert_eq!(got.len(), lines.len(), "{c:?}: {got:#?}");
+            let escaped: String = c.escape_default().collect();
+            assert!(
+                got[0].contains(&format!("x{escaped}done")),
+                "{c:?}: {got:?}"
+            );
+        }
+    }
+    e.send("pos start");
+    e.send("fen");
+    e.expect("fen fen=W:W31,32,*:B1,2,* pos=*", Duration::from_secs(5));
+    assert!(e.finish().is_empty());
+}
+
+/// Erroneous `pos` and `set-param` lines are errors naming what is wrong,
+/// and change nothing: not the position, not a parameter.
+#[test]
+fn bad_pos_and_set_param_change_nothing() {
+    let mut e = Engine::start();
+    e.send("set-param name=hash value=8");
+    e.send("set-param name=multipv value=3");
+    e.send("set-param name=ponder value=true");
+    e.send("pos fen=\"W:W28,32:B23,19\"");
+    assert!(lines_until_pong(&mut e).is_empty());
+    let before: Vec<String> = ["variant", "threads", "hash", "ponder", "multipv"]
+        .iter()
+        .map(|n| param_line(&mut e, n))
+        .collect();
+    for (line, want) in [
+        ("pos bogus=1", "pos: unknown argument 'bogus'"),
+        ("pos start bogus", "pos: unknown argument 'bogus'"),
+        ("pos start=1", "pos: start takes no value"),
+        ("pos pos", "pos: pos= needs a value"),
+        ("pos fen", "pos: fen= needs a value"),
+        ("pos moves", "pos: moves= needs a value"),
+        ("pos start fen=\"W:W31-50:B1-20\"", "pos: give one of *"),
+        (
+            "pos moves=\"32-28\" moves=\"19-23\"",
+            "pos: moves given twice",
+        ),
+        ("pos pos=Wnonsense", "bad position*"),
+        ("pos start moves=\"32-28 99-1\"", "move 2 of moves: *"),
+        (
+            "set-param name=threads value=0",
+            "set-param threads: value '0' *",
+        ),
+        ("set-param name=threads value=-1", "set-param threads: *"),
+        ("set-param name=threads value=two", "set-param threads: *"),
+        ("set-param name=threads value=1.5", "set-param threads: *"),
+        ("set-param name=threads value=\"\"", "set-param threads: *"),
+        ("set-param name=threads", "set-param threads: missing value"),
+        (
+            "set-param name=multipv value=0",
+            "set-param multipv: value '0' *",
+        ),
+        ("set-param name=multipv value=65", "set-param multipv: *"),
+        ("set-param name=multipv value=-3", "set-param multipv: *"),
+        ("set-param name=hash value=0", "set-param hash: value '0' *"),
+        ("set-param name=hash value=-5", "set-param hash: *"),
+        ("set-param name=hash value=lots", "set-param hash: *"),
+        ("set-param name=hash value=1e3", "set-param hash: *"),
+        ("set-param name=tt-size value=15", "set-param tt-size: *"),
+        ("set-param name=tt-size value=-24", "set-param tt-size: *"),
+        ("set-param name=ponder value=maybe", "set-param ponder: *"),
+        ("set-param name=variant value=chess", "set-param variant: *"),
+        (
+            "set-param name=bogus value=1",
+            "set-param: unknown parameter 'bogus'",
+        ),
+    ] {
+        e.send(line);
+        let got = lines_until_pong(&mut e);
+        assert_eq!(got.len(), 1, "{line}: {got:?}");
+        assert!(
+            matches(&format!("error message=\"{want}\""), &got[0]),
+            "{line}: {got:?}"
+        );
+        e.send("fen");
+        e.expect("fen fen=W:W28,32:B19,23 pos=*", Duration::from_secs(5));
+    }
+    let after: Vec<String> = ["variant", "threads", "hash", "ponder", "multipv"]
+        .iter()
+        .map(|n| param_line(&mut e, n))
+        .collect();
+    assert_eq!(before, after);
+    assert!(after[2].starts_with("param name=hash value=8 "));
+    assert!(after[4].starts_with("param name=multipv value=3 "));
+    assert!(e.finish().is_empty());
+}
+
+/// A 51-character position for Spanish (33 expected) is refused; a `go`
+/// then searches nothing: an error and a bare `done`, no move of the
+/// position before. The next accepted `pos` lifts the block.
+#[test]
+fn go_after_a_refused_pos_searches_nothing() {
+    let mut e = Engine::start();
+    e.send("set-param name=variant value=spanish");
+    e.send("pos start moves=\"9-13\"");
+    e.send("pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww moves=\"32-28\"");
+    e.expect(
+        "error message=\"bad position: spanish expects 33 characters*",
+        Duration::from_secs(5),
+    );
+    e.send("level depth=2");
+    e.send("go think");
+    let got = lines_until_pong(&mut e);
+    assert_eq!(
+        got,
+        [
+            "error message=\"go: the last pos was refused; send a valid pos first\"",
+            "done"
+        ]
+    );
+    // The position itself is unchanged.
+    e.send("fen");
+    let (fen, _) = e.expect("fen fen=*", Duration::from_secs(5));
+    e.send("pos start moves=\"9-13\"");
+    e.send("fen");
+    e.expect(&fen, Duration::from_secs(5));
+    e.send("level depth=2");
+    e.send("go think");
+    let (done, _) = e.expect("done*", Duration::from_secs(20));
+    assert!(done.starts_with("done move="), "{done}");
+    assert!(e.finish().is_empty());
+}
+
+/// A long `perft` runs beside the command loop: `ping` is answered, other
+/// commands wait for `stop`, which abandons it without a line and leaves
+/// the engine idle at once; `quit` and the end of input end it too.
+#[test]
+fn perft_runs_beside_the_loop() {
+    let mut e = Engine::start();
+    e.send("pos start");
+    e.send("perft depth=12");
+    let t = Instant::now();
+    assert!(lines_until_pong(&mut e).is_empty());
+    println!("ping..pong during perft: {:?}", t.elapsed());
+    e.send("pos start");
+    e.expect(
+        "error message=\"'pos' during perft: send stop first\"",
+        Duration::from_secs(5),
+    );
+    let t = Instant::now();
+    e.send("stop");
+    e.send("fen");
+    let (_, skipped) = e.expect("fen fen=W:W31,32,*:B1,2,* pos=*", Duration::from_secs(5));
+    println!("stop..idle during perft: {:?}", t.elapsed());
+    assert!(skipped.is_empty(), "{skipped:?}");
+    e.send("perft depth=2");
+    e.expect("perft depth=2 nodes=81 time=*", Duration::from_secs(5));
+    e.send("perft depth=12");
+    e.send("quit");
+    let t = Instant::now();
+    assert!(e.finish().is_empty());
+    println!("quit during perft: {:?}", t.elapsed());
+    let mut e = Engine::start();
+    e.send("perft depth=12");
+    assert!(e.finish().is_empty());
+}
+
+/// `set-param threads=256` on a machine with fewer processors: the threads
+/// are capped at the processors, and `ping` and `stop` are answered within
+/// 500 ms during a search (50 ms is the aim, printed with --nocapture).
+#[test]
+fn many_threads_stay_responsive() {
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(256);
+    let mut e = Engine::start();
+    e.send("set-param name=threads value=256");
+    e.send("pos start");
+    e.send("level infinite");
+    e.send("go analyze");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut pings = Vec::new();
+    for _ in 0..10 {
+        let t = Instant::now();
+        e.send("ping");
+        e.expect("pong", Duration::from_secs(5));
+        pings.push(t.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let t = Instant::now();
+    e.send("stop");
+    e.expect("done move=*", Duration::from_secs(5));
+    let stop = t.elapsed();
+    let worst = pings.iter().max().copied().unwrap_or_default();
+    println!("threads=256 on {cores} cores: worst ping..pong {worst:?}, stop..done {stop:?}");
+    assert!(worst < Duration::from_millis(500), "{pings:?}");
+    assert!(stop < Duration::from_millis(500), "{stop:?}");
+    assert!(param_line(&mut e, "threads").starts_with(&format!(
+        "param name=threads value={cores} type=int min=1 max={cores}"
+    )));
     assert!(e.finish().is_empty());
 }

@@ -4,9 +4,12 @@
 //!
 //! A reader thread turns input into lines (any bytes: invalid UTF-8 is
 //! replaced, never fatal) so that `stop`, `ping`, `ponder-hit` and `quit`
-//! are served while a search runs in its own thread. The search thread
-//! hands the session back before it prints `done`, so a command that
-//! follows `done` always finds the engine idle.
+//! are served while a search or a perft count runs in its own thread. That
+//! thread hands the session back before it prints `done` (or the perft
+//! line), so a command that follows it always finds the engine idle.
+//!
+//! Every line goes out through [`Output::line`], which escapes control
+//! characters: input quoted back in an error can never forge a reply.
 
 use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -17,6 +20,7 @@ use super::session::{new_session, Session};
 use super::{quote, tokenize, Command, Output};
 use crate::search::threads::{SearchHandle, DEFAULT_HASH_MIB};
 use crate::search::Limits;
+use crate::tt::max_hash_mib;
 use crate::Variant;
 
 /// Engine name reported to `hub`.
@@ -26,6 +30,23 @@ pub const NAME: &str = "kondavo";
 const MAX_LINE: usize = 1 << 20;
 /// Time for `go think` when no `level` was given.
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
+/// Deepest `perft`.
+const MAX_PERFT_DEPTH: u32 = 12;
+
+/// The most search threads: the processors this process may use (more
+/// threads than processors only slow Lazy SMP down, and starve the threads
+/// that read commands, so `stop` and `ping` would wait), at most 256.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 256)
+}
+
+/// Drops `x` in a thread of its own: a session holds its hash table, and
+/// giving gigabytes back to the system takes a while.
+fn discard<T: Send + 'static>(x: T) {
+    let _ = std::thread::Builder::new().spawn(move || drop(x));
+}
 
 /// Hub's name of a variant.
 pub fn hub_variant_name(v: Variant) -> &'static str {
@@ -92,9 +113,19 @@ fn read_line_limited<I: BufRead>(input: &mut I, buf: &mut Vec<u8>) -> std::io::R
     }
 }
 
-/// A search in progress: its thread, a handle to stop it, and the channel
-/// that returns the session.
+/// What runs beside the command loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Task {
+    /// `go`: ends with `done`; `stop` asks it to end soon.
+    Search,
+    /// `perft`: ends with its count; `stop` abandons it silently.
+    Perft,
+}
+
+/// A search or perft in progress: its thread, a handle to stop it, and the
+/// channel that returns the session.
 struct Running {
+    task: Task,
     handle: SearchHandle,
     back: Receiver<Box<dyn Session>>,
     thread: Option<JoinHandle<()>>,
@@ -112,6 +143,9 @@ pub struct Hub {
     running: Option<Running>,
     level: Limits,
     level_given: bool,
+    /// The last `pos` was refused: `go` must not search the position before
+    /// it as if it had been accepted.
+    pos_refused: bool,
     quit: bool,
 }
 
@@ -128,13 +162,14 @@ impl Hub {
             out,
             variant: Variant::International,
             threads: 1,
-            hash: DEFAULT_HASH_MIB,
+            hash: DEFAULT_HASH_MIB.min(max_hash_mib()),
             ponder: false,
             multipv: 1,
             session: None,
             running: None,
             level: Limits::default(),
             level_given: false,
+            pos_refused: false,
             quit: false,
         }
     }
@@ -155,6 +190,8 @@ impl Hub {
         self.stop_search();
     }
 
+    /// Writes `error message="..."`; the message may quote input (it is
+    /// escaped on the way out).
     fn error(&self, msg: &str) {
         self.out.line(&format!("error message={}", quote(msg)));
     }
@@ -189,9 +226,16 @@ impl Hub {
         }
     }
 
-    fn session(&mut self) -> &mut Box<dyn Session> {
-        let (v, t, h) = (self.variant, self.threads, self.hash);
-        self.session.get_or_insert_with(|| new_session(v, t, h))
+    /// The session, made on first use; `None` (after an error) when its
+    /// hash table cannot be had.
+    fn session(&mut self) -> Option<&mut Box<dyn Session>> {
+        if self.session.is_none() {
+            match new_session(self.variant, self.threads, self.hash) {
+                Ok(s) => self.session = Some(s),
+                Err(e) => self.error(&e),
+            }
+        }
+        self.session.as_mut()
     }
 
     /// Handles one input line.
@@ -205,27 +249,40 @@ impl Hub {
         };
         let idle = self.reap();
         if !idle {
-            match cmd.name.as_str() {
-                "stop" => {
-                    if let Some(r) = &self.running {
-                        r.handle.stop();
-                    }
-                }
-                "ponder-hit" => {
-                    if let Some(r) = &self.running {
-                        r.handle.ponder_hit();
-                    }
-                }
-                "ping" => self.out.line("pong"),
-                "quit" => {
-                    self.stop_search();
-                    self.quit = true;
-                }
-                other => self.error(&format!("'{other}' during a search: send stop first")),
-            }
+            self.command_while_running(&cmd);
             return;
         }
         self.command(&cmd);
+    }
+
+    /// One command while a search or perft runs: only `stop`, `ponder-hit`,
+    /// `ping` and `quit` act.
+    fn command_while_running(&mut self, cmd: &Command) {
+        let Some(r) = &self.running else { return };
+        let task = r.task;
+        match cmd.name.as_str() {
+            "stop" => {
+                r.handle.stop();
+                if task == Task::Perft {
+                    // A count stops within milliseconds; wait for it, so the
+                    // next command finds the engine idle.
+                    self.stop_search();
+                }
+            }
+            "ponder-hit" => r.handle.ponder_hit(),
+            "ping" => self.out.line("pong"),
+            "quit" => {
+                self.stop_search();
+                self.quit = true;
+            }
+            other => {
+                let what = match task {
+                    Task::Search => "a search",
+                    Task::Perft => "perft",
+                };
+                self.error(&format!("'{other}' during {what}: send stop first"))
+            }
+        }
     }
 
     /// One command while no search runs.
@@ -238,7 +295,9 @@ impl Hub {
             }
             "set-param" => self.cmd_set_param(cmd),
             "new-game" => {
-                self.session().new_game();
+                if let Some(s) = self.session() {
+                    s.new_game();
+                }
             }
             "pos" => self.cmd_pos(cmd),
             "level" => self.cmd_level(cmd),
@@ -249,21 +308,27 @@ impl Hub {
             // Extensions for people and scripts.
             "help" => self.cmd_help(),
             "d" | "display" => {
-                let d = self.session().display();
-                for l in d.lines() {
-                    self.out.line(&format!("info string {l}"));
+                if let Some(s) = self.session() {
+                    let d = s.display();
+                    for l in d.lines() {
+                        self.out.line(&format!("info string {l}"));
+                    }
                 }
             }
             "eval" => {
-                let e = self.session().eval();
-                self.out.line(&e);
+                if let Some(s) = self.session() {
+                    let e = s.eval();
+                    self.out.line(&e);
+                }
             }
             "perft" => self.cmd_perft(cmd),
             "fen" => {
-                let (f, p) = (self.session().fen(), self.session().hub_pos());
-                self.out.line(&format!("fen fen={} pos={}", quote(&f), p));
+                if let Some(s) = self.session() {
+                    let (f, p) = (s.fen(), s.hub_pos());
+                    self.out.line(&format!("fen fen={} pos={}", quote(&f), p));
+                }
             }
-            other => self.error(&format!("unknown command '{}'", other.escape_default())),
+            other => self.error(&format!("unknown command '{other}'")),
         }
     }
 
@@ -279,12 +344,14 @@ impl Hub {
             quote(&Variant::ALL.map(hub_variant_name).join(" "))
         ));
         self.out.line(&format!(
-            "param name=threads value={} type=int min=1 max=256",
-            self.threads
+            "param name=threads value={} type=int min=1 max={}",
+            self.threads,
+            max_threads()
         ));
         self.out.line(&format!(
-            "param name=hash value={} type=int min=1 max=65536",
-            self.hash
+            "param name=hash value={} type=int min=1 max={}",
+            self.hash,
+            max_hash_mib()
         ));
         self.out.line(&format!(
             "param name=ponder value={} type=bool",
@@ -297,6 +364,8 @@ impl Hub {
         self.out.line("wait");
     }
 
+    /// `set-param name=N value=V`. A bad value is an error naming the
+    /// parameter, and the previous value stays.
     fn cmd_set_param(&mut self, cmd: &Command) {
         let Some(name) = cmd.get("name") else {
             return self.error("set-param: missing name");
@@ -304,75 +373,106 @@ impl Hub {
         let Some(value) = cmd.get("value") else {
             return self.error(&format!("set-param {name}: missing value"));
         };
-        let int = |lo: usize, hi: usize| -> Result<usize, String> {
+        // An integer from `lo` to `hi` (`None`: no upper bound).
+        let int = |lo: usize, hi: Option<usize>| -> Result<usize, String> {
+            let range = match hi {
+                Some(hi) => format!("from {lo} to {hi}"),
+                None => format!("of at least {lo}"),
+            };
             value
                 .trim()
                 .parse::<usize>()
                 .ok()
-                .filter(|v| (lo..=hi).contains(v))
+                .filter(|v| *v >= lo && hi.is_none_or(|hi| *v <= hi))
                 .ok_or_else(|| {
-                    format!(
-                        "set-param {name}: value '{value}' must be an integer from {lo} to {hi}"
-                    )
+                    format!("set-param {name}: value '{value}' must be an integer {range}")
                 })
         };
-        match name {
+        let result = match name {
             "variant" => match value.parse::<Variant>() {
-                Ok(v) => {
-                    if v != self.variant || self.session.as_ref().is_some_and(|s| s.variant() != v)
-                    {
-                        self.variant = v;
-                        self.session = None;
-                    }
-                }
-                Err(e) => self.error(&format!("set-param variant: {e}")),
+                Ok(v) => self.set_variant(v),
+                Err(e) => Err(format!("set-param variant: {e}")),
             },
-            "threads" => match int(1, 256) {
-                Ok(n) => {
-                    self.threads = n;
-                    if let Some(s) = &mut self.session {
-                        s.set_threads(n);
-                    }
+            // More threads than processors are not refused: they are capped.
+            "threads" => int(1, None).map(|n| {
+                self.threads = n.min(max_threads());
+                if let Some(s) = &mut self.session {
+                    s.set_threads(self.threads);
                 }
-                Err(e) => self.error(&e),
-            },
+            }),
+            "hash" => int(1, None).and_then(|mib| self.set_hash(name, mib)),
             // Scan's `tt-size` is log2 of 16-byte entries: 24 is 256 MiB.
-            "hash" | "tt-size" => match if name == "hash" {
-                int(1, 65536)
-            } else {
-                int(16, 32).map(|n| ((1usize << n) * 16) >> 20)
-            } {
-                Ok(n) => {
-                    self.hash = n.clamp(1, 65536);
-                    if let Some(s) = &mut self.session {
-                        s.set_hash(self.hash);
-                    }
-                }
-                Err(e) => self.error(&e),
-            },
+            "tt-size" => int(16, Some(63)).and_then(|n| {
+                let mib = 1usize
+                    .checked_shl((n - 16) as u32)
+                    .ok_or_else(|| format!("set-param tt-size: value '{value}' is too large"))?;
+                self.set_hash(name, mib)
+            }),
             "ponder" => match value {
-                "true" | "1" => self.ponder = true,
-                "false" | "0" => self.ponder = false,
-                _ => self.error(&format!(
+                "true" | "1" => Ok(true),
+                "false" | "0" => Ok(false),
+                _ => Err(format!(
                     "set-param ponder: value '{value}' must be true or false"
                 )),
-            },
-            "multipv" => match int(1, 64) {
-                Ok(n) => self.multipv = n,
-                Err(e) => self.error(&e),
-            },
-            other => self.error(&format!("set-param: unknown parameter '{other}'")),
+            }
+            .map(|p| self.ponder = p),
+            "multipv" => int(1, Some(64)).map(|n| self.multipv = n),
+            other => Err(format!("set-param: unknown parameter '{other}'")),
+        };
+        if let Err(e) = result {
+            self.error(&e);
         }
     }
 
+    /// Changes the rule set: a new session at its start position. When its
+    /// table cannot be had, the previous session stays.
+    fn set_variant(&mut self, v: Variant) -> Result<(), String> {
+        if v == self.variant && self.session.as_ref().is_none_or(|s| s.variant() == v) {
+            return Ok(());
+        }
+        let s = new_session(v, self.threads, self.hash)
+            .map_err(|e| format!("set-param variant: {e}"))?;
+        if let Some(old) = self.session.replace(s) {
+            discard(old);
+        }
+        self.variant = v;
+        Ok(())
+    }
+
+    /// Resizes the hash table to `mib` MiB, or keeps the current one and
+    /// returns an error naming the parameter and the size.
+    fn set_hash(&mut self, param: &str, mib: usize) -> Result<(), String> {
+        let r = match &mut self.session {
+            Some(s) => s.set_hash(mib),
+            None => new_session(self.variant, self.threads, mib).map(|s| {
+                self.session = Some(s);
+            }),
+        };
+        match r {
+            Ok(()) => {
+                self.hash = mib;
+                Ok(())
+            }
+            Err(e) => Err(format!("set-param {param}: {e}")),
+        }
+    }
+
+    /// `pos`: a refused one changes nothing but makes `go` refuse to search
+    /// until a `pos` is accepted.
     fn cmd_pos(&mut self, cmd: &Command) {
         self.level = Limits::default();
         self.level_given = false;
-        let pos = cmd.get("pos");
-        let fen = cmd.get("fen");
-        let moves = cmd.get("moves");
-        if let Err(e) = self.session().set_position(pos, fen, moves) {
-            self.error(&e);
+        self.pos_refused = true;
+        let (pos, fen, moves) = match pos_args(cmd) {
+            Ok(a) => a,
+            Err(e) => return self.error(&e),
+        };
+        let Some(session) = self.session() else {
+            return;
+        };
+        match session.set_position(pos, fen, moves) {
+            Ok(()) => self.pos_refused = false,
+            Err(e) => self.error(&e),
         }
     }
 
@@ -422,6 +522,13 @@ impl Hub {
     }
 
     fn cmd_go(&mut self, cmd: &Command) {
+        if self.pos_refused {
+            // Exactly one `done` per `go`, and no move of a position the
+            // client did not ask for.
+            self.error("go: the last pos was refused; send a valid pos first");
+            self.out.line("done");
+            return;
+        }
         let ponder = cmd.has("ponder");
         let analyze = cmd.has("analyze");
         let mut limits = self.level.clone();
@@ -438,52 +545,81 @@ impl Hub {
         }
         let multipv = if analyze { self.multipv } else { 1 };
         let start = Instant::now();
-        let mut session = match self.session.take() {
-            Some(s) => s,
-            None => new_session(self.variant, self.threads, self.hash),
+        let out = self.out.clone();
+        let started = self.spawn_task(Task::Search, ponder, move |session| {
+            Some(session.go(limits, ponder, multipv, start, &mut |l| out.line(&l)))
+        });
+        if !started {
+            self.out.line("done");
+        }
+    }
+
+    /// `perft depth=N`, counted in its own thread like a search: `ping` is
+    /// answered meanwhile, `stop` abandons it (no line), `quit` too.
+    fn cmd_perft(&mut self, cmd: &Command) {
+        let depth = cmd
+            .get("depth")
+            .and_then(|d| d.trim().parse::<u32>().ok())
+            .filter(|&d| d <= MAX_PERFT_DEPTH);
+        let Some(d) = depth else {
+            return self.error(&format!("perft: give depth=N (0 to {MAX_PERFT_DEPTH})"));
+        };
+        let _ = self.spawn_task(Task::Perft, false, move |session| {
+            let t = Instant::now();
+            let handle = session.handle();
+            session.perft(d, &|| handle.is_stopped()).map(|n| {
+                format!(
+                    "perft depth={d} nodes={n} time={:.3}",
+                    t.elapsed().as_secs_f64()
+                )
+            })
+        });
+    }
+
+    /// Runs `job` on the session in a thread of its own; the thread gives
+    /// the session back, then prints the line `job` returns. The stop and
+    /// ponder flags are armed here, not in the thread: a `stop` or
+    /// `ponder-hit` sent right after must not be lost.
+    /// Returns whether it started (if not, an error was written).
+    fn spawn_task<F>(&mut self, task: Task, ponder: bool, job: F) -> bool
+    where
+        F: FnOnce(&mut Box<dyn Session>) -> Option<String> + Send + 'static,
+    {
+        if self.session().is_none() {
+            return false;
+        }
+        let Some(mut session) = self.session.take() else {
+            return false;
         };
         let (back_tx, back_rx) = channel();
         let out = self.out.clone();
         let handle = session.handle();
-        // Armed here, not in the thread: a stop sent before the search
-        // begins must not be lost.
         handle.arm();
         handle.arm_ponder(ponder);
         let thread = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
             .spawn(move || {
-                let done = session.go(limits, ponder, multipv, start, &mut |l| out.line(&l));
+                let last = job(&mut session);
                 let _ = back_tx.send(session);
-                out.line(&done);
+                if let Some(l) = last {
+                    out.line(&l);
+                }
             });
         match thread {
             Ok(t) => {
                 self.running = Some(Running {
+                    task,
                     handle,
                     back: back_rx,
                     thread: Some(t),
-                })
+                });
+                true
             }
-            Err(e) => self.error(&format!("cannot start the search thread: {e}")),
-        }
-    }
-
-    fn cmd_perft(&mut self, cmd: &Command) {
-        let depth = cmd
-            .get("depth")
-            .and_then(|d| d.parse::<u32>().ok())
-            .filter(|&d| d <= 12);
-        match depth {
-            Some(d) => {
-                let t = Instant::now();
-                let n = self.session().perft(d);
-                self.out.line(&format!(
-                    "perft depth={d} nodes={n} time={:.3}",
-                    t.elapsed().as_secs_f64()
-                ));
+            Err(e) => {
+                self.error(&format!("cannot start a thread: {e}"));
+                false
             }
-            None => self.error("perft: give depth=N (0 to 12)"),
         }
     }
 
@@ -494,9 +630,39 @@ impl Hub {
             "info string   pos [pos=<hub string> | fen=\"<PDN FEN>\" | start] [moves=\"m1 m2 ...\"]",
             "info string   level [depth=N] [nodes=N] [move-time=S] [moves=N time=S inc=S] [infinite]",
             "info string   go think|ponder|analyze, then stop | ponder-hit | ping",
-            "info string   extensions: d (board), eval, fen, perft depth=N, help",
+            "info string   extensions: d (board), eval, fen, perft depth=N (stop ends it), help",
         ] {
             self.out.line(l);
         }
     }
+}
+
+/// The arguments of `pos`: `pos=<string>`, `fen=<FEN>` or the flag
+/// `start` (at most one of them), and `moves=<list>`. Anything else, a
+/// missing value or a repeated argument is an error.
+type PosArgs<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>);
+
+fn pos_args(cmd: &Command) -> Result<PosArgs<'_>, String> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, value) in &cmd.args {
+        match (name.as_str(), value) {
+            ("pos" | "fen" | "moves", Some(_)) | ("start", None) => {}
+            ("pos" | "fen" | "moves", None) => return Err(format!("pos: {name}= needs a value")),
+            ("start", Some(_)) => return Err("pos: start takes no value".to_string()),
+            (other, _) => return Err(format!("pos: unknown argument '{other}'")),
+        }
+        if seen.contains(&name.as_str()) {
+            return Err(format!("pos: {name} given twice"));
+        }
+        seen.push(name);
+    }
+    if ["pos", "fen", "start"]
+        .iter()
+        .filter(|n| seen.contains(n))
+        .count()
+        > 1
+    {
+        return Err("pos: give one of pos=, fen= and start, not several".to_string());
+    }
+    Ok((cmd.get("pos"), cmd.get("fen"), cmd.get("moves")))
 }

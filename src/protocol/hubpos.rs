@@ -123,9 +123,8 @@ pub fn parse_hub_pos<R: Rules>(text: &str) -> Result<Position<R>, String> {
             }
             _ => {
                 return Err(format!(
-                    "bad position: character {} is '{}', expected w, b, W, B or e",
+                    "bad position: character {} is '{c}', expected w, b, W, B or e",
                     i + 2,
-                    c.escape_default()
                 ))
             }
         }

@@ -7,6 +7,7 @@ pub mod hub;
 pub mod hubpos;
 pub mod session;
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -32,9 +33,11 @@ impl Output {
         Output(Arc::new(Mutex::new(w)))
     }
 
-    /// Writes one line. A closed pipe is ignored: the reader will see the
-    /// end of its input and quit.
+    /// Writes one line, passed through [`escape`] so that it stays one
+    /// line for every client. A closed pipe is ignored: the reader will see
+    /// the end of its input and quit.
     pub fn line(&self, s: &str) {
+        let s = escape(s);
         if let Ok(mut w) = self.0.lock() {
             let _ = writeln!(w, "{s}");
             let _ = w.flush();
@@ -93,7 +96,7 @@ pub fn tokenize(line: &str) -> Result<Command, String> {
         return Err(if i >= chars.len() {
             "missing command".to_string()
         } else {
-            format!("unexpected character '{}'", chars[i].escape_default())
+            format!("unexpected character '{}'", chars[i])
         });
     }
     let mut args = Vec::new();
@@ -104,10 +107,7 @@ pub fn tokenize(line: &str) -> Result<Command, String> {
         }
         let key = word(&mut i);
         if key.is_empty() {
-            return Err(format!(
-                "unexpected character '{}' in arguments",
-                chars[i].escape_default()
-            ));
+            return Err(format!("unexpected character '{}' in arguments", chars[i]));
         }
         let mut j = i;
         skip_blanks(&mut j);
@@ -132,7 +132,35 @@ pub fn tokenize(line: &str) -> Result<Command, String> {
     Ok(Command { name, args })
 }
 
-/// Quotes a value for output when it is not a plain word.
+/// Whether some client could read `c` as the end of a line: every C0 and
+/// C1 control character (CR, LF, VT, FF, NUL, NEL U+0085, ...), DEL, and the
+/// Unicode line and paragraph separators U+2028 and U+2029.
+fn breaks_lines(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Text made safe to write inside one protocol line: each character of
+/// [`breaks_lines`] becomes an escape (`\r`, `\n`, `\t`, `\u{85}`,
+/// `\u{2028}`), so input quoted back in a reply can never end that reply
+/// and forge another. Every line the Hub loop writes goes through it
+/// ([`Output::line`], [`quote`]); escaping twice changes nothing.
+pub fn escape(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(breaks_lines) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if breaks_lines(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Quotes a value for output when it is not a plain word; the value is
+/// [`escape`]d and its double quotes become single ones.
 pub fn quote(v: &str) -> String {
     if !v.is_empty()
         && v.chars()
@@ -140,7 +168,7 @@ pub fn quote(v: &str) -> String {
     {
         v.to_string()
     } else {
-        format!("\"{}\"", v.replace('"', "'"))
+        format!("\"{}\"", escape(v).replace('"', "'"))
     }
 }
 
@@ -169,5 +197,24 @@ mod tests {
         assert_eq!(quote("a b"), "\"a b\"");
         assert_eq!(quote(""), "\"\"");
         assert_eq!(quote("say \"hi\""), "\"say 'hi'\"");
+    }
+
+    #[test]
+    fn escapes_every_line_break() {
+        let breaks = (0u32..0x20)
+            .chain(0x7F..0xA0)
+            .chain([0x2028, 0x2029])
+            .filter_map(char::from_u32);
+        for c in breaks {
+            let v = format!("x{c}done move=32-28");
+            for out in [escape(&v).into_owned(), quote(&v)] {
+                assert!(!out.chars().any(breaks_lines), "{c:?} -> {out:?}");
+                assert!(out.contains('\\'), "{c:?} -> {out:?}");
+                assert_eq!(escape(&out), out, "escaping twice changes nothing");
+            }
+        }
+        assert_eq!(escape("a\r\nb"), "a\\r\\nb");
+        assert_eq!(escape("\u{85}\u{2028}"), "\\u{85}\\u{2028}");
+        assert_eq!(escape("32-28 é ü"), "32-28 é ü");
     }
 }

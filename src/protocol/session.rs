@@ -8,10 +8,12 @@ use super::hubpos::{move_to_hub, parse_hub_move, parse_hub_pos, write_hub_pos};
 use super::quote;
 use crate::eval::Evaluate;
 use crate::game::Game;
+use crate::movegen::{generate_dups, MoveList};
 use crate::notation::display::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::parse_move;
 use crate::position::Position;
+use crate::rules::Rules;
 use crate::search::threads::{SearchHandle, Searcher};
 use crate::search::{Info, Job, Limits, SearchResult, WIN, WIN_BOUND};
 use crate::tools::perft::perft;
@@ -33,8 +35,9 @@ pub trait Session: Send {
     fn new_game(&mut self);
     /// Number of search threads.
     fn set_threads(&mut self, n: usize);
-    /// Hash size in MiB.
-    fn set_hash(&mut self, mib: usize);
+    /// Hash size in MiB. A size that cannot be had is an error naming it,
+    /// and the table is kept.
+    fn set_hash(&mut self, mib: usize) -> Result<(), String>;
     /// Handle to stop the search or signal a ponder hit.
     fn handle(&self) -> SearchHandle;
     /// Runs a search, calling `info` with each Hub info line, and returns
@@ -52,34 +55,70 @@ pub trait Session: Send {
     fn display(&self) -> String;
     /// Static evaluation, for debugging.
     fn eval(&self) -> String;
-    /// Perft of the current position.
-    fn perft(&self, depth: u32) -> u64;
+    /// Perft of the current position, or `None` when `stop` returned true
+    /// (it is asked between subtrees of a few thousand nodes).
+    fn perft(&self, depth: u32, stop: &dyn Fn() -> bool) -> Option<u64>;
     /// Current position as PDN FEN.
     fn fen(&self) -> String;
     /// Current position as a Hub string.
     fn hub_pos(&self) -> String;
 }
 
-/// A new session for `variant`.
-pub fn new_session(variant: Variant, threads: usize, hash_mib: usize) -> Box<dyn Session> {
-    with_rules!(variant, R => Box::new(VariantSession::<R>::new(variant, threads, hash_mib)))
+/// A new session for `variant`, or an error naming the hash size when its
+/// table cannot be had.
+pub fn new_session(
+    variant: Variant,
+    threads: usize,
+    hash_mib: usize,
+) -> Result<Box<dyn Session>, String> {
+    with_rules!(variant, R => Ok(Box::new(VariantSession::<R>::new(variant, threads, hash_mib)?)))
 }
 
 struct VariantSession<R: Evaluate> {
     variant: Variant,
     searcher: Searcher<R>,
+    /// Size of the searcher's hash table in MiB.
+    hash_mib: usize,
     game: Game<R>,
 }
 
 impl<R: Evaluate> VariantSession<R> {
-    fn new(variant: Variant, threads: usize, hash_mib: usize) -> Self {
-        VariantSession {
+    fn new(variant: Variant, threads: usize, hash_mib: usize) -> Result<Self, String> {
+        Ok(VariantSession {
             variant,
-            searcher: Searcher::new(threads, hash_mib),
+            searcher: Searcher::try_new(threads, hash_mib)?,
+            hash_mib,
             game: Game::default(),
-        }
+        })
     }
 }
+
+/// Leaves below `pos` at `depth`, as [`perft`] counts them, or `None` as
+/// soon as `stop` returns true; it is asked before each subtree deeper
+/// than [`PERFT_STEP`].
+fn perft_stoppable<R: Rules>(
+    pos: &Position<R>,
+    depth: u32,
+    stop: &dyn Fn() -> bool,
+) -> Option<u64> {
+    if depth <= PERFT_STEP {
+        return Some(perft::<R, false>(pos, depth));
+    }
+    if stop() {
+        return None;
+    }
+    let mut list = MoveList::new();
+    generate_dups::<R, false>(pos, &mut list);
+    let mut n = 0;
+    for m in list.iter() {
+        n += perft_stoppable(&pos.played(m), depth - 1, stop)?;
+    }
+    Some(n)
+}
+
+/// Depth of the subtrees a stoppable perft counts without looking at its
+/// stop flag: a few thousand leaves, milliseconds at most.
+const PERFT_STEP: u32 = 3;
 
 /// Hub score: men with two decimals; a win in `n` plies is `99.xx` with
 /// `xx = 100 - n` (clients read `10000 - |100 * score|` as the distance).
@@ -168,15 +207,22 @@ impl<R: Evaluate> Session for VariantSession<R> {
     }
 
     fn new_game(&mut self) {
-        self.searcher.clear();
+        // A fresh table rather than zeroing this one: zeroing would make
+        // the system back every page of a table the search touched only in
+        // part (gigabytes, seconds), while a new one is zeroed lazily.
+        if self.searcher.try_set_hash(self.hash_mib).is_err() {
+            self.searcher.clear();
+        }
     }
 
     fn set_threads(&mut self, n: usize) {
         self.searcher.set_threads(n);
     }
 
-    fn set_hash(&mut self, mib: usize) {
-        self.searcher.set_hash(mib);
+    fn set_hash(&mut self, mib: usize) -> Result<(), String> {
+        self.searcher.try_set_hash(mib)?;
+        self.hash_mib = mib;
+        Ok(())
     }
 
     fn handle(&self) -> SearchHandle {
@@ -219,8 +265,8 @@ impl<R: Evaluate> Session for VariantSession<R> {
         )
     }
 
-    fn perft(&self, depth: u32) -> u64 {
-        perft::<R, false>(self.game.position(), depth)
+    fn perft(&self, depth: u32, stop: &dyn Fn() -> bool) -> Option<u64> {
+        perft_stoppable::<R>(self.game.position(), depth, stop)
     }
 
     fn fen(&self) -> String {

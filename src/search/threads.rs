@@ -17,6 +17,7 @@ use std::time::Duration;
 use super::{Info, Job, SearchResult, Shared, Worker};
 use crate::eval::Evaluate;
 use crate::movegen::{generate, MoveList};
+use crate::tt::TranspositionTable;
 
 /// Default hash size in MiB.
 pub const DEFAULT_HASH_MIB: usize = 64;
@@ -82,15 +83,26 @@ impl<R: Evaluate> std::fmt::Debug for Searcher<R> {
 
 impl<R: Evaluate> Searcher<R> {
     /// A searcher with `threads` threads and a `hash_mib` MiB table.
+    ///
+    /// # Panics
+    ///
+    /// When the table cannot be allocated; see [`Searcher::try_new`].
     pub fn new(threads: usize, hash_mib: usize) -> Self {
-        let shared = Arc::new(Shared::new(hash_mib));
+        Self::try_new(threads, hash_mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A searcher with `threads` threads and a `hash_mib` MiB table, or an
+    /// error naming the size when the table is refused
+    /// ([`TranspositionTable::try_new`]).
+    pub fn try_new(threads: usize, hash_mib: usize) -> Result<Self, String> {
+        let shared = shared_with(TranspositionTable::try_new(hash_mib)?);
         let mut s = Searcher {
             main: Box::new(Worker::new(0, shared.clone())),
             shared,
             helpers: Vec::new(),
         };
         s.set_threads(threads);
-        s
+        Ok(s)
     }
 
     /// Changes the number of threads (1 = main thread only).
@@ -143,12 +155,27 @@ impl<R: Evaluate> Searcher<R> {
     }
 
     /// Resizes the table (its contents are lost).
+    ///
+    /// # Panics
+    ///
+    /// When the table cannot be allocated; see [`Searcher::try_set_hash`].
     pub fn set_hash(&mut self, mib: usize) {
+        self.try_set_hash(mib).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Resizes the table (its contents are lost), or keeps the current one
+    /// and returns an error naming the size when the new one is refused.
+    /// The old table is freed in the background.
+    pub fn try_set_hash(&mut self, mib: usize) -> Result<(), String> {
+        let tt = TranspositionTable::try_new(mib)?;
         let threads = self.threads();
         self.stop_helpers();
-        self.shared = Arc::new(Shared::new(mib));
+        let old = std::mem::replace(&mut self.shared, shared_with(tt));
         *self.main = Worker::new(0, self.shared.clone());
         self.set_threads(threads);
+        // Giving gigabytes back to the system takes a while.
+        let _ = std::thread::Builder::new().spawn(move || drop(old));
+        Ok(())
     }
 
     /// Forgets everything learnt (new game).
@@ -225,6 +252,14 @@ impl<R: Evaluate> Searcher<R> {
         result.time = job.start.elapsed();
         result
     }
+}
+
+/// Shared state around `tt` (`Shared::new(0)` makes a one-bucket table,
+/// replaced at once).
+fn shared_with(tt: TranspositionTable) -> Arc<Shared> {
+    let mut shared = Shared::new(0);
+    shared.tt = tt;
+    Arc::new(shared)
 }
 
 impl<R: Evaluate> Drop for Searcher<R> {
