@@ -72,7 +72,7 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         threads: usize,
         /// Hash table size in MiB.
-        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = at_least_one)]
+        #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = hash_mib)]
         hash: usize,
     },
     /// Count the leaves of the legal move tree (move generator check and
@@ -147,7 +147,7 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = at_least_one)]
         threads: usize,
         /// Hash table size in MiB.
-        #[arg(long, default_value_t = 16, value_parser = at_least_one)]
+        #[arg(long, default_value_t = 16, value_parser = hash_mib)]
         hash: usize,
     },
 }
@@ -293,7 +293,7 @@ struct SelfplayArgs {
     #[arg(long)]
     resume: bool,
     /// Hash table per game in MiB.
-    #[arg(long, default_value_t = 8, value_parser = at_least_one)]
+    #[arg(long, default_value_t = 8, value_parser = hash_mib)]
     hash: usize,
     /// Games longer than this many plies are drawn.
     #[arg(long, default_value_t = 300, value_parser = at_least_one)]
@@ -365,7 +365,7 @@ struct SearchArgs {
     #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     threads: usize,
     /// Hash table size in MiB.
-    #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = at_least_one)]
+    #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = hash_mib)]
     hash: usize,
 }
 
@@ -420,6 +420,13 @@ fn at_least_one(text: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(_) => Err(format!("'{text}' is not a whole number")),
     }
+}
+
+/// A hash table size in MiB: at least 1, at most what the machine allows.
+fn hash_mib(text: &str) -> Result<usize, String> {
+    let mib = at_least_one(text)?;
+    kondavo::tt::check_hash_mib(mib)?;
+    Ok(mib)
 }
 
 /// A node count: at least 1.

@@ -192,7 +192,11 @@ impl EngineSpec {
                 self.threads = Some(int(v, 1, 256).ok_or_else(|| bad("expected 1 to 256"))?)
             }
             "hash" => {
-                self.hash = Some(int(v, 1, 65536).ok_or_else(|| bad("expected 1 to 65536 MiB"))?)
+                self.hash =
+                    Some(int(v, 1, usize::MAX).ok_or_else(|| bad("expected a number of MiB"))?);
+                if let Some(mib) = self.hash {
+                    crate::tt::check_hash_mib(mib).map_err(|e| bad(&e))?;
+                }
             }
             "depth" => self.depth = Some(int(v, 1, 120).ok_or_else(|| bad("expected 1 to 120"))?),
             "nodes" => {
