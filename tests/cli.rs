@@ -1,20 +1,8 @@
 //! The command line refuses wrong options with an error naming the option,
 //! and its defaults do what the help says.
 
-use std::process::Command;
-
-/// Runs the binary; returns (stdout, stderr, success).
-fn kondavo(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kondavo"))
-        .args(args)
-        .output()
-        .expect("run kondavo");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
-    )
-}
+mod common;
+use common::kondavo;
 
 /// Each of these must fail, naming the option on stderr, and print nothing
 /// that looks like a result on stdout.

@@ -3,21 +3,10 @@
 //! what it is sent. Games are tiny (fixed depth, few plies).
 #![cfg(unix)]
 
-use std::process::Command;
+mod common;
+use common::kondavo;
 
 const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
-
-fn kondavo(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(KONDAVO)
-        .args(args)
-        .output()
-        .expect("run kondavo");
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-        out.status.success(),
-    )
-}
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> String {

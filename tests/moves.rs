@@ -3,8 +3,6 @@
 //! text by the PDN move reader, its captured squares and route, in every
 //! variant; the plain and JSON lines of the binary.
 
-use std::process::Command;
-
 use kondavo::geometry::Geometry;
 use kondavo::movegen::{generate, MoveList};
 use kondavo::notation::fen::parse_fen;
@@ -17,19 +15,7 @@ use kondavo::tools::moves::{legal_moves, legal_moves_of, MoveInfo};
 use kondavo::{with_rules, Variant};
 
 mod common;
-use common::XorShift;
-
-fn kondavo(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kondavo"))
-        .args(args)
-        .output()
-        .expect("run kondavo");
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-        out.status.success(),
-    )
-}
+use common::{kondavo, XorShift};
 
 fn bit<R: Rules>(name: &str) -> u64 {
     R::Geo::bit(parse_square::<R>(name).unwrap_or_else(|e| panic!("{name}: {e}")))

@@ -2,19 +2,8 @@
 //! at tiny time controls (one against an external Hub engine process),
 //! rating lists, resuming, SPRT, and analysis of a small PDN.
 
-use std::process::Command;
-
-fn kondavo(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kondavo"))
-        .args(args)
-        .output()
-        .expect("run kondavo");
-    (
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-        out.status.success(),
-    )
-}
+mod common;
+use common::kondavo;
 
 fn tmp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("kondavo-tools-{}", std::process::id()));

@@ -22,6 +22,20 @@ fn shown_file<R: Rules>(file: usize) -> usize {
     }
 }
 
+/// The letter of what stands on square `s`, from `letters`: empty, white
+/// man, white king, black man, black king.
+pub fn piece_char<R: Rules>(pos: &Position<R>, s: usize, letters: [char; 5]) -> char {
+    let b = R::Geo::bit(s);
+    let king = usize::from(pos.kings() & b != 0);
+    if pos.pieces(Color::White) & b != 0 {
+        letters[1 + king]
+    } else if pos.pieces(Color::Black) & b != 0 {
+        letters[3 + king]
+    } else {
+        letters[0]
+    }
+}
+
 /// Renders the position as text, White at the bottom.
 pub fn diagram<R: Rules>(pos: &Position<R>) -> String {
     let w = R::Geo::WIDTH;
@@ -36,23 +50,7 @@ pub fn diagram<R: Rules>(pos: &Position<R>) -> String {
             let file = shown_file::<R>(shown);
             match R::Geo::from_coords(file, rank) {
                 Some(s) => {
-                    let b = R::Geo::bit(s);
-                    let king = pos.kings() & b != 0;
-                    let c = if pos.pieces(Color::White) & b != 0 {
-                        if king {
-                            'W'
-                        } else {
-                            'w'
-                        }
-                    } else if pos.pieces(Color::Black) & b != 0 {
-                        if king {
-                            'B'
-                        } else {
-                            'b'
-                        }
-                    } else {
-                        '.'
-                    };
+                    let c = piece_char(pos, s, ['.', 'w', 'W', 'b', 'B']);
                     out.push_str(&format!(" {c} "));
                     numbers.push(square_name::<R>(s));
                 }

@@ -13,6 +13,7 @@ use crate::notation::movetext::move_to_pdn;
 use crate::position::Position;
 use crate::protocol::hubpos::{move_to_hub, square_to_hub_number};
 use crate::rules::Rules;
+use crate::tools::analyse::json_string;
 use crate::variant::Variant;
 use crate::with_rules;
 
@@ -70,23 +71,6 @@ impl MoveInfo {
             self.promotes
         )
     }
-}
-
-/// A JSON string literal (the texts here are square names and move text,
-/// but escape anyway).
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Order of squares in notation: by number, or by rank then file.

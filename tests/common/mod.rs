@@ -9,6 +9,19 @@ use kondavo::notation::parse_square;
 use kondavo::position::Position;
 use kondavo::rules::Rules;
 
+/// Runs the kondavo binary with `args`; returns (stdout, stderr, success).
+pub fn kondavo(args: &[&str]) -> (String, String, bool) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kondavo"))
+        .args(args)
+        .output()
+        .expect("run kondavo");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
 /// Legal moves of `fen` in PDN, sorted.
 pub fn moves<V: Rules>(fen: &str) -> Vec<String> {
     let pos = parse_fen::<V>(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));

@@ -347,25 +347,7 @@ fn parse_colour(c: u8) -> Option<Color> {
 /// The 50-character DXP board (`e`, `w`, `z`, `W`, `Z`).
 pub fn write_dxp_board(pos: &Position<R>) -> String {
     (0..50)
-        .map(|s| {
-            let b = <R as Rules>::Geo::bit(s);
-            let king = pos.kings() & b != 0;
-            if pos.pieces(Color::White) & b != 0 {
-                if king {
-                    'W'
-                } else {
-                    'w'
-                }
-            } else if pos.pieces(Color::Black) & b != 0 {
-                if king {
-                    'Z'
-                } else {
-                    'z'
-                }
-            } else {
-                'e'
-            }
-        })
+        .map(|s| crate::notation::display::piece_char(pos, s, ['e', 'w', 'W', 'z', 'Z']))
         .collect()
 }
 
