@@ -96,6 +96,15 @@ impl<R: Rules> Position<R> {
         p
     }
 
+    /// The first man (side, square index) standing on its own promotion
+    /// row, which no legal game reaches: position readers refuse it.
+    pub fn man_on_promotion_row(&self) -> Option<(Color, usize)> {
+        [Color::White, Color::Black].into_iter().find_map(|c| {
+            let on_row = self.men(c) & R::promotion_row(c);
+            (on_row != 0).then(|| (c, R::Geo::square(on_row & on_row.wrapping_neg())))
+        })
+    }
+
     /// Pieces (men and kings) of side `c`.
     #[inline(always)]
     pub fn pieces(&self, c: Color) -> Bitboard {

@@ -243,20 +243,7 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
         let kings = pos.kings_of(c);
         d[Dense::Men as usize] += sign * men.count_ones() as i32;
         d[Dense::Kings as usize] += sign * kings.count_ones() as i32;
-        let mut mobility = 0;
-        for k in Bits(kings) {
-            for dir in 0..4 {
-                let mut sq = R::Geo::step(k, dir) & empty;
-                while sq != 0 {
-                    mobility += 1;
-                    if !R::FLYING_KINGS {
-                        break;
-                    }
-                    sq = R::Geo::step(sq, dir) & empty;
-                }
-            }
-        }
-        d[Dense::KingMobility as usize] += sign * mobility;
+        d[Dense::KingMobility as usize] += sign * super::king_mobility::<R>(kings, empty);
         let them = pos.pieces(c.flip());
         let mut runaways = 0;
         let mut tempo = 0;

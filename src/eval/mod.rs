@@ -139,10 +139,7 @@ impl Masks {
 /// minus Black, with the game phase blending the opening and endgame
 /// advancement tables.
 pub fn shared_terms<R: Evaluate>(pos: &Position<R>, masks: &Masks) -> i32 {
-    let total_men = pos.men(Color::White).count_ones() + pos.men(Color::Black).count_ones();
-    let start_men = 2 * R::MEN_PER_SIDE;
-    // Phase 0 (all men on the board) .. 256 (no men left).
-    let phase = 256 - (256 * total_men / start_men.max(1)).min(256) as i32;
+    let phase = learned::phase(pos);
     side_terms::<R, true>(pos, masks, phase) - side_terms::<R, false>(pos, masks, phase)
 }
 
@@ -214,20 +211,7 @@ fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, 
 
     // King mobility.
     if w.king_mobility != 0 && kings != 0 {
-        let mut n = 0;
-        for k in Bits(kings) {
-            for d in 0..4 {
-                let mut sq = R::Geo::step(k, d) & empty;
-                while sq != 0 {
-                    n += 1;
-                    if !R::FLYING_KINGS {
-                        break;
-                    }
-                    sq = R::Geo::step(sq, d) & empty;
-                }
-            }
-        }
-        s += w.king_mobility * n;
+        s += w.king_mobility * king_mobility::<R>(kings, empty);
     }
 
     // Runaway men: nothing of the enemy in the cone ahead.
@@ -259,6 +243,24 @@ fn side_terms<R: Evaluate, const WHITE: bool>(pos: &Position<R>, masks: &Masks, 
         s -= w.balance * (l - r).abs() * (256 - phase) / 256;
     }
     s
+}
+
+/// Empty squares the `kings` can move to (one step for short kings).
+pub fn king_mobility<R: Rules>(kings: Bitboard, empty: Bitboard) -> i32 {
+    let mut n = 0;
+    for k in Bits(kings) {
+        for d in 0..4 {
+            let mut sq = R::Geo::step(k, d) & empty;
+            while sq != 0 {
+                n += 1;
+                if !R::FLYING_KINGS {
+                    break;
+                }
+                sq = R::Geo::step(sq, d) & empty;
+            }
+        }
+    }
+    n
 }
 
 /// Bits of a per-rank value table (values 0..63 by relative rank) as

@@ -89,20 +89,16 @@ pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, NotationError> {
             }
         }
     }
-    for c in [Color::White, Color::Black] {
-        let men = pieces[c.index()] & !kings;
-        if let Some(s) =
-            (0..R::Geo::NUM_SQUARES).find(|&s| men & R::promotion_row(c) & R::Geo::bit(s) != 0)
-        {
-            return err(format!(
-                "FEN '{text}': the {} man on {} stands on its promotion row (a king there is K{})",
-                if c == Color::White { "white" } else { "black" },
-                square_name::<R>(s),
-                square_name::<R>(s)
-            ));
-        }
+    let pos = Position::from_parts(pieces[0], pieces[1], kings, side);
+    if let Some((c, s)) = pos.man_on_promotion_row() {
+        return err(format!(
+            "FEN '{text}': the {} man on {} stands on its promotion row (a king there is K{})",
+            if c == Color::White { "white" } else { "black" },
+            square_name::<R>(s),
+            square_name::<R>(s)
+        ));
     }
-    Ok(Position::from_parts(pieces[0], pieces[1], kings, side))
+    Ok(pos)
 }
 
 /// One FEN item: a square or a numeric range `a-b`.

@@ -42,6 +42,8 @@ impl Rules for International {
     /// at least one is a king (three kings, two kings and a man, a king and
     /// two men) are drawn after 16 moves each; two pieces with a king (two
     /// kings, king and man) or a king against the king after 5 moves each.
+    const ENDGAME_RULE: &'static str = "FMJD endgame rule";
+
     fn endgame_draw_moves(white: (u32, u32), black: (u32, u32)) -> Option<u32> {
         let rule = |strong: (u32, u32), weak: (u32, u32)| -> Option<u32> {
             if weak != (0, 1) || strong.1 == 0 {

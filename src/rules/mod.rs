@@ -152,6 +152,10 @@ pub trait Rules: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
         None
     }
 
+    /// The name of the rule behind [`Rules::endgame_draw_moves`], for game
+    /// records.
+    const ENDGAME_RULE: &'static str = "endgame rule";
+
     /// How squares are written.
     const NUMBERING: Numbering;
     /// Separator between squares of a capture in move text.

@@ -327,16 +327,12 @@ fn rule_ending<R: Rules>(game: &Game<R>, outcome: Outcome) -> (Option<Color>, En
             let counts = |c: Color| (pos.men(c).count_ones(), pos.kings_of(c).count_ones());
             let (w, b) = (counts(Color::White), counts(Color::Black));
             let n = R::endgame_draw_moves(w, b).unwrap_or(0);
-            let body = if R::NAME == "international" {
-                "FMJD endgame rule"
-            } else {
-                "endgame rule"
-            };
             (
                 None,
                 Ending::EndgameRule,
                 format!(
-                    "{body}: {n} moves each since the last capture (White {}, Black {})",
+                    "{}: {n} moves each since the last capture (White {}, Black {})",
+                    R::ENDGAME_RULE,
                     material(w.0, w.1),
                     material(b.0, b.1)
                 ),

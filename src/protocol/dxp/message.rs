@@ -382,17 +382,15 @@ pub fn parse_dxp_board(side: Color, board: &str) -> Result<Position<R>, String> 
             }
         }
     }
-    for (c, men) in [(Color::White, w & !k), (Color::Black, z & !k)] {
-        let on_row = men & R::promotion_row(c);
-        if on_row != 0 {
-            return Err(format!(
-                "a {} man on square {}, its promotion row",
-                if c == Color::White { "white" } else { "black" },
-                <R as Rules>::Geo::square(on_row & on_row.wrapping_neg()) + 1
-            ));
-        }
+    let pos = Position::from_parts(w, z, k, side);
+    if let Some((c, s)) = pos.man_on_promotion_row() {
+        return Err(format!(
+            "a {} man on square {}, its promotion row",
+            if c == Color::White { "white" } else { "black" },
+            s + 1
+        ));
     }
-    Ok(Position::from_parts(w, z, k, side))
+    Ok(pos)
 }
 
 /// The GAMEREQ text.
