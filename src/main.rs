@@ -325,8 +325,10 @@ struct TrainArgs {
     /// Weight of the search score in the target, 0 to 1.
     #[arg(long, default_value_t = 0.0)]
     lambda: f32,
-    /// L2 penalty on the pattern weights.
-    #[arg(long, default_value_t = 1e-4)]
+    /// L2 penalty on every weight but the material counts, against the
+    /// mean loss of a position (1e-4 wipes the patterns out; 1e-9 to 0
+    /// fit best on a million positions).
+    #[arg(long, default_value_t = 1e-9)]
     l2: f32,
     /// Adam step size in centi-men.
     #[arg(long, default_value_t = 1.0)]
@@ -346,6 +348,11 @@ struct TrainArgs {
     /// How the data was made, stored in the file's description.
     #[arg(long, default_value = "")]
     note: String,
+    /// Rescale the result so that a man in the opening is worth this many
+    /// centi-men (the units of the search's margins); 0 keeps the fitted
+    /// units.
+    #[arg(long, default_value_t = 100.0)]
+    man: f32,
 }
 
 /// Limits and resources of one search (`search`, and each position of
@@ -607,6 +614,7 @@ fn run_train(a: TrainArgs) -> Result<(), String> {
                 scale: 100.0,
             },
             note: a.note.clone(),
+            man: (a.man > 0.0).then_some(a.man),
         };
         tools::train::run_train::<R>(&opts, &mut |l| println!("{l}")).map(|_| ())
     })

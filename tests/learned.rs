@@ -228,7 +228,7 @@ fn trainer_recovers_known_weights() {
         n,
         features: FEATURES,
         get: &get,
-        penalised_below: 0,
+        unpenalised: 0..usize::MAX,
     };
     let train: Vec<usize> = (0..n * 9 / 10).collect();
     let valid: Vec<usize> = (n * 9 / 10..n).collect();

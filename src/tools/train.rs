@@ -53,7 +53,7 @@ impl Default for FitOptions {
         FitOptions {
             epochs: 10,
             lambda: 0.0,
-            l2: 1e-4,
+            l2: 1e-9,
             lr: 1.0,
             batch: 16_384,
             seed: 1,
@@ -83,8 +83,11 @@ pub struct Problem<'a> {
     /// Features and target of one example.
     #[allow(clippy::type_complexity)]
     pub get: &'a (dyn Fn(usize, &mut Vec<(u32, f32)>) -> Example + Sync),
-    /// Features whose weights take the L2 penalty: those below this index.
-    pub penalised_below: usize,
+    /// Features whose weights take no L2 penalty (the material counts);
+    /// every other weight is pulled towards zero, so that a term the data
+    /// rarely shows stays small instead of taking an extreme value the
+    /// search would then chase.
+    pub unpenalised: std::ops::Range<usize>,
 }
 
 impl std::fmt::Debug for Problem<'_> {
@@ -209,7 +212,7 @@ pub fn fit(
             for &f in &list {
                 for k in 0..2 {
                     let mut g = grad[f][k];
-                    if f < problem.penalised_below {
+                    if !problem.unpenalised.contains(&f) {
                         g += opts.l2 * w[f][k];
                     }
                     m[f][k] = b1 * m[f][k] + (1.0 - b1) * g;
@@ -252,6 +255,26 @@ pub fn fit_scale(pairs: &[(f32, f32)]) -> f32 {
     ((a + b) / 2.0).exp()
 }
 
+/// Mean cross-entropy of static scores against results at the scale that
+/// fits them best: (loss, scale).
+pub fn result_loss(scores: &[f32], results: &[f32]) -> (f32, f32) {
+    let pairs: Vec<(f32, f32)> = scores
+        .iter()
+        .copied()
+        .zip(results.iter().copied())
+        .collect();
+    if pairs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let s = fit_scale(&pairs);
+    let loss = pairs
+        .iter()
+        .map(|&(sc, r)| cross_entropy(sigmoid(sc / s), r) as f64)
+        .sum::<f64>()
+        / pairs.len() as f64;
+    (loss as f32, s)
+}
+
 /// What `kondavo train` is asked to do.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
@@ -270,6 +293,10 @@ pub struct TrainOptions {
     pub fit: FitOptions,
     /// Free text stored in the file's description (how the data was made).
     pub note: String,
+    /// Rescale the fitted weights (and the scale with them) so that a man
+    /// in the opening is worth this many centi-men: the search's margins
+    /// are set in those units. The order of positions does not change.
+    pub man: Option<f32>,
 }
 
 /// Loads the data, fits, writes the weights file; `out` gets the report.
@@ -360,7 +387,7 @@ pub fn run_train<R: Evaluate>(
         n: samples.len(),
         features: lay.features(),
         get: &get,
-        penalised_below: lay.dense_base(),
+        unpenalised: lay.dense_base()..lay.dense_base() + 2,
     };
     let init = match &opts.init {
         Some(l) => l.to_float(),
@@ -396,6 +423,59 @@ pub fn run_train<R: Evaluate>(
             ));
         },
     );
+    // Both evaluations judged by the results alone on the held-out games,
+    // each at the scale that suits it best: the learned weights must beat
+    // the evaluation that played the games.
+    let results: Vec<f32> = valid
+        .iter()
+        .map(|&i| samples[i].result as f32 / 2.0)
+        .collect();
+    let learned_scores: Vec<f32> = valid
+        .par_iter()
+        .map_init(Vec::new, |f, &i| {
+            let ex = get(i, f);
+            score(f, &ex, &w)
+        })
+        .collect();
+    let played_scores: Vec<f32> = valid
+        .par_iter()
+        .map(|&i| R::evaluate(&samples[i].pos) as f32)
+        .collect();
+    let (learned_loss, learned_scale) = result_loss(&learned_scores, &results);
+    let (played_loss, played_scale) = result_loss(&played_scores, &results);
+    out(format!(
+        "info results-only valid loss: learned {learned_loss:.5} (best scale {learned_scale:.1}), \
+         evaluation in use {played_loss:.5} (best scale {played_scale:.1})"
+    ));
+    let mut w = w;
+    let mut scale = scale;
+    if let Some(m) = opts.man {
+        let fitted = w[lay.dense_base()][0];
+        if fitted <= 1.0 {
+            return Err(format!(
+                "the fitted man is worth {fitted:.1} centi-men: cannot rescale it to {m}"
+            ));
+        }
+        let k = m / fitted;
+        for p in &mut w {
+            p[0] *= k;
+            p[1] *= k;
+        }
+        scale *= k;
+        out(format!(
+            "info rescaled by {k:.3} so that a man is worth {m} centi-men"
+        ));
+    }
+    let base = lay.dense_base();
+    out(format!(
+        "info dense weights (opening/endgame): {}",
+        crate::eval::learned::DENSE_NAMES
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{n}={:.0}/{:.0}", w[base + k][0], w[base + k][1]))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
     let description = format!(
         "{}; {} positions from {games} games; {} epochs, lambda {}, l2 {}, lr {}; valid loss {:.5}",
         opts.note,
@@ -409,7 +489,6 @@ pub fn run_train<R: Evaluate>(
     let learned =
         Learned::from_float::<R::Geo>(R::NAME, &w, scale, description.trim_start_matches("; "))?;
     std::fs::write(&opts.out, learned.to_bytes()).map_err(|e| format!("{}: {e}", opts.out))?;
-    let base = lay.dense_base();
     out(format!(
         "train positions={} games={games} scale={scale:.1} valid-loss={last_valid:.5} man={:.0}/{:.0} king={:.0}/{:.0} time={:.1} out={}",
         samples.len(),
