@@ -569,9 +569,11 @@ fn repetition_of_every_child_is_a_draw() {
         assert_result_legal(&pos, &r, "repetition");
 
         // The same history outside the reversible window is irrelevant.
+        // (The margin is the evaluation's business: any score above the
+        // draw shows the history was ignored.)
         j.reversible = 0;
         let r = search_job(&j);
-        assert!(r.score > 150, "{}: {}", R::NAME, r.score);
+        assert!(r.score > 0, "{}: {}", R::NAME, r.score);
 
         // With all but one child repeated, the search plays the one that
         // does not repeat.
@@ -581,7 +583,7 @@ fn repetition_of_every_child_is_a_draw() {
         j.reversible = reversible;
         let r = search_job(&j);
         assert_eq!(r.best, Some(fresh), "{} {}", R::NAME, write_fen(&pos));
-        assert!(r.score > 150, "{}: {}", R::NAME, r.score);
+        assert!(r.score > 0, "{}: {}", R::NAME, r.score);
     });
 }
 
@@ -657,7 +659,7 @@ fn game_repetition<R: Evaluate>() {
         assert_eq!(r.lines.len(), n);
         let repeat = r.lines.iter().find(|l| l.pv[0] == out_w).unwrap();
         assert_eq!(repeat.score, 0, "{}: the repeating move", R::NAME);
-        assert!(r.score > 100, "{}: best {}", R::NAME, r.score);
+        assert!(r.score > 0, "{}: best {}", R::NAME, r.score);
         assert_ne!(r.best, Some(out_w));
 
         // Played out once more, the cycle brings the start position back
