@@ -7,8 +7,10 @@
 # run again until it completes. Settings by environment:
 #
 #   VARIANTS     variants to do (default: all seven)
-#   GAMES        self-play games per generation (default 20000)
-#   NODES        nodes per self-play move (default 4000)
+#   GAMES        self-play games per generation (default 60000 on 8x8,
+#                50000 on 10x10: four to five million positions)
+#   NODES        nodes per self-play move (default 2000 on 8x8, 1200 on
+#                10x10)
 #   GENERATIONS  generations (default 2)
 #   EPOCHS       training epochs (default 12)
 #   LAMBDA       weight of the search score in the target (default 0.3)
@@ -20,8 +22,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VARIANTS=${VARIANTS:-"international english italian brazilian spanish russian turkish"}
-GAMES=${GAMES:-20000}
-NODES=${NODES:-4000}
 GENERATIONS=${GENERATIONS:-2}
 EPOCHS=${EPOCHS:-12}
 LAMBDA=${LAMBDA:-0.3}
@@ -31,6 +31,11 @@ cargo build --release
 K=target/release/kondavo
 mkdir -p "$WORK"
 for v in $VARIANTS; do
+    if [ "$v" = international ]; then
+        games_n=${GAMES:-50000}; nodes_n=${NODES:-1200}
+    else
+        games_n=${GAMES:-60000}; nodes_n=${NODES:-2000}
+    fi
     prev=""
     data=()
     for g in $(seq 1 "$GENERATIONS"); do
@@ -40,13 +45,13 @@ for v in $VARIANTS; do
         resume=()
         if [ -e "$games" ]; then resume=(--resume); fi
         echo "== $v generation $g: self-play"
-        "$K" "${play[@]}" selfplay --variant "$v" --games "$GAMES" --nodes "$NODES" \
+        "$K" "${play[@]}" selfplay --variant "$v" --games "$games_n" --nodes "$nodes_n" \
             --seed "$g" --out "$games" "${resume[@]}"
         data+=(--data "$games")
         echo "== $v generation $g: training"
         "$K" train --variant "$v" "${data[@]}" --out "$out" "${init[@]}" \
             --epochs "$EPOCHS" --lambda "$LAMBDA" \
-            --note "generation $g: $GAMES self-play games a generation at $NODES nodes a move"
+            --note "generation $g: $games_n self-play games a generation at $nodes_n nodes a move"
         prev="$out"
     done
     if [ "${INSTALL:-0}" = 1 ]; then
