@@ -702,6 +702,10 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     let results = Mutex::new(done);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // The SPRT's decision, the games it was made on and its LLR: games
+    // still in play then are finished and counted, and may move the LLR
+    // back inside the bounds, but the decision stands.
+    let decision: Mutex<Option<(SprtStatus, usize, f64)>> = Mutex::new(None);
     let fatal: Mutex<Option<String>> = Mutex::new(None);
     let in_a_row: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     let started = Instant::now();
@@ -833,7 +837,11 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 all.push(res);
                 let score = (n == 2).then(|| score_for(&all, 0));
                 if let (Some(s), Some(sprt)) = (&score, &opts.sprt) {
-                    if sprt.status(s) != SprtStatus::Continue {
+                    let status = sprt.status(s);
+                    if status != SprtStatus::Continue {
+                        if let Ok(mut d) = decision.lock() {
+                            d.get_or_insert((status, s.games() as usize, sprt.llr(s)));
+                        }
                         stop.store(true, Ordering::Relaxed);
                     }
                 }
@@ -886,14 +894,22 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         let s = score_for(&all, 0);
         if let Some(sprt) = &opts.sprt {
             let (lo, hi) = sprt.bounds();
+            let decided = decision.lock().ok().and_then(|d| *d);
+            let (status, at) = match decided {
+                Some((status, games, llr)) if games < s.games() as usize => (
+                    status,
+                    format!(" (decided at game {games} with llr={llr:.2}; games then in play are counted in the result)"),
+                ),
+                Some((status, _, _)) => (status, String::new()),
+                None => (sprt.status(&s), String::new()),
+            };
             out(format!(
-                "sprt elo0={} elo1={} llr={:.2} bounds=[{:.2}, {:.2}] status={:?}",
+                "sprt elo0={} elo1={} llr={:.2} bounds=[{:.2}, {:.2}] status={status:?}{at}",
                 sprt.elo0,
                 sprt.elo1,
                 sprt.llr(&s),
                 lo,
                 hi,
-                sprt.status(&s)
             ));
         }
         out(format!(
