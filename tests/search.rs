@@ -508,8 +508,9 @@ fn draw_test_position_is_quiet_and_won() {
             assert!(!mv.is_capture() && pos.kings() & (1u64 << mv.from) != 0);
             assert!(!pos.is_irreversible(mv));
         }
+        // Clearly ahead: half a man or more, whatever the weights.
         let r = search_job(&job(pos, Limits::depth(6), 1));
-        assert!(r.score > 150, "{} {}: {}", R::NAME, write_fen(&pos), r.score);
+        assert!(r.score > 50, "{} {}: {}", R::NAME, write_fen(&pos), r.score);
     });
 }
 
@@ -533,7 +534,7 @@ fn n_move_rule_draws_at_the_limit() {
                 let mut j = job(pos, Limits::depth(6), 1);
                 j.reversible = 10_000;
                 let r = search_job(&j);
-                assert!(r.score > 150, "{}: {}", R::NAME, r.score);
+                assert!(r.score > 50, "{}: {}", R::NAME, r.score);
             }
         }
     });
