@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::eval::learned::{features, layout, phase, Learned};
+use crate::eval::learned::{features, layout, phase, Dense, Learned, DENSE_NAMES};
 use crate::eval::Evaluate;
 use crate::search::WIN_BOUND;
 use crate::tools::selfplay::{read_games, replay, Sample, SplitMix, NO_SCORE};
@@ -235,12 +235,7 @@ pub fn fit(
 /// the cross-entropy of sigmoid(score / S) against the results, by golden
 /// section on log S over 10..5000 centi-men.
 pub fn fit_scale(pairs: &[(f32, f32)]) -> f32 {
-    let loss = |s: f32| -> f64 {
-        pairs
-            .iter()
-            .map(|&(sc, r)| cross_entropy(sigmoid(sc / s), r) as f64)
-            .sum()
-    };
+    let loss = |s: f32| pairs_loss(pairs, s);
     let (mut a, mut b) = (10f32.ln(), 5000f32.ln());
     let g = (5f32.sqrt() - 1.0) / 2.0;
     for _ in 0..60 {
@@ -255,24 +250,47 @@ pub fn fit_scale(pairs: &[(f32, f32)]) -> f32 {
     ((a + b) / 2.0).exp()
 }
 
-/// Mean cross-entropy of static scores against results at the scale that
-/// fits them best: (loss, scale).
-pub fn result_loss(scores: &[f32], results: &[f32]) -> (f32, f32) {
-    let pairs: Vec<(f32, f32)> = scores
+/// Mean cross-entropy of sigmoid(score / `scale`) against the results of
+/// (score, result) `pairs`.
+fn pairs_loss(pairs: &[(f32, f32)], scale: f32) -> f64 {
+    pairs
         .iter()
-        .copied()
-        .zip(results.iter().copied())
-        .collect();
+        .map(|&(sc, r)| cross_entropy(sigmoid(sc / scale), r) as f64)
+        .sum::<f64>()
+        / pairs.len().max(1) as f64
+}
+
+/// Mean cross-entropy of (score, result) `pairs` at the scale that fits
+/// them best: (loss, scale).
+pub fn result_loss(pairs: &[(f32, f32)]) -> (f32, f32) {
     if pairs.is_empty() {
         return (0.0, 0.0);
     }
-    let s = fit_scale(&pairs);
-    let loss = pairs
-        .iter()
-        .map(|&(sc, r)| cross_entropy(sigmoid(sc / s), r) as f64)
-        .sum::<f64>()
-        / pairs.len() as f64;
-    (loss as f32, s)
+    let s = fit_scale(pairs);
+    (pairs_loss(pairs, s) as f32, s)
+}
+
+/// Multiplies every weight, and the scale with them, so that a man in the
+/// opening is worth `man` centi-men; returns the factor.
+fn rescale_to_man(
+    w: &mut [[f32; 2]],
+    scale: &mut f32,
+    men: usize,
+    man: f32,
+) -> Result<f32, String> {
+    let fitted = w[men][0];
+    if fitted <= 1.0 {
+        return Err(format!(
+            "the fitted man is worth {fitted:.1} centi-men: cannot rescale it to {man}"
+        ));
+    }
+    let k = man / fitted;
+    for p in w.iter_mut() {
+        p[0] *= k;
+        p[1] *= k;
+    }
+    *scale *= k;
+    Ok(k)
 }
 
 /// What `kondavo train` is asked to do.
@@ -383,19 +401,21 @@ pub fn run_train<R: Evaluate>(
         }
     };
     let lay = layout::<R::Geo>();
+    let base = lay.dense_base();
+    // The material counts' weights (no L2; the man sets the units).
+    let (men, kings) = (base + Dense::Men as usize, base + Dense::Kings as usize);
     let problem = Problem {
         n: samples.len(),
         features: lay.features(),
         get: &get,
-        unpenalised: lay.dense_base()..lay.dense_base() + 2,
+        unpenalised: men..kings + 1,
     };
     let init = match &opts.init {
         Some(l) => l.to_float(),
         None => {
             let mut w = vec![[0f32; 2]; lay.features()];
-            let base = lay.dense_base();
-            w[base] = [R::WEIGHTS.man as f32; 2];
-            w[base + 1] = [R::WEIGHTS.king as f32; 2];
+            w[men] = [R::WEIGHTS.man as f32; 2];
+            w[kings] = [R::WEIGHTS.king as f32; 2];
             w
         }
     };
@@ -426,50 +446,34 @@ pub fn run_train<R: Evaluate>(
     // Both evaluations judged by the results alone on the held-out games,
     // each at the scale that suits it best: the learned weights must beat
     // the evaluation that played the games.
-    let results: Vec<f32> = valid
-        .iter()
-        .map(|&i| samples[i].result as f32 / 2.0)
-        .collect();
-    let learned_scores: Vec<f32> = valid
+    let result = |i: usize| samples[i].result as f32 / 2.0;
+    let learned: Vec<(f32, f32)> = valid
         .par_iter()
         .map_init(Vec::new, |f, &i| {
             let ex = get(i, f);
-            score(f, &ex, &w)
+            (score(f, &ex, &w), result(i))
         })
         .collect();
-    let played_scores: Vec<f32> = valid
+    let played: Vec<(f32, f32)> = valid
         .par_iter()
-        .map(|&i| R::evaluate(&samples[i].pos) as f32)
+        .map(|&i| (R::evaluate(&samples[i].pos) as f32, result(i)))
         .collect();
-    let (learned_loss, learned_scale) = result_loss(&learned_scores, &results);
-    let (played_loss, played_scale) = result_loss(&played_scores, &results);
+    let (learned_loss, learned_scale) = result_loss(&learned);
+    let (played_loss, played_scale) = result_loss(&played);
     out(format!(
         "info results-only valid loss: learned {learned_loss:.5} (best scale {learned_scale:.1}), \
          evaluation in use {played_loss:.5} (best scale {played_scale:.1})"
     ));
-    let mut w = w;
-    let mut scale = scale;
+    let (mut w, mut scale) = (w, scale);
     if let Some(m) = opts.man {
-        let fitted = w[lay.dense_base()][0];
-        if fitted <= 1.0 {
-            return Err(format!(
-                "the fitted man is worth {fitted:.1} centi-men: cannot rescale it to {m}"
-            ));
-        }
-        let k = m / fitted;
-        for p in &mut w {
-            p[0] *= k;
-            p[1] *= k;
-        }
-        scale *= k;
+        let k = rescale_to_man(&mut w, &mut scale, men, m)?;
         out(format!(
             "info rescaled by {k:.3} so that a man is worth {m} centi-men"
         ));
     }
-    let base = lay.dense_base();
     out(format!(
         "info dense weights (opening/endgame): {}",
-        crate::eval::learned::DENSE_NAMES
+        DENSE_NAMES
             .iter()
             .enumerate()
             .map(|(k, n)| format!("{n}={:.0}/{:.0}", w[base + k][0], w[base + k][1]))
@@ -492,10 +496,10 @@ pub fn run_train<R: Evaluate>(
     out(format!(
         "train positions={} games={games} scale={scale:.1} valid-loss={last_valid:.5} man={:.0}/{:.0} king={:.0}/{:.0} time={:.1} out={}",
         samples.len(),
-        w[base][0],
-        w[base][1],
-        w[base + 1][0],
-        w[base + 1][1],
+        w[men][0],
+        w[men][1],
+        w[kings][0],
+        w[kings][1],
         started.elapsed().as_secs_f64(),
         opts.out
     ));
