@@ -233,42 +233,48 @@ pub fn phase<R: Rules>(pos: &Position<R>) -> i32 {
 }
 
 /// The dense terms of `pos`, White minus Black.
+#[inline]
 pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
     let m = masks::<R::Geo>();
     let mut d = [0; DENSE];
-    let h = R::Geo::HEIGHT;
     let empty = pos.empty();
     for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
         let men = pos.men(c);
         let kings = pos.kings_of(c);
         d[Dense::Men as usize] += sign * men.count_ones() as i32;
         d[Dense::Kings as usize] += sign * kings.count_ones() as i32;
-        d[Dense::KingMobility as usize] += sign * super::king_mobility::<R>(kings, empty);
+        if kings != 0 {
+            d[Dense::KingMobility as usize] += sign * super::king_mobility::<R>(kings, empty);
+            d[Dense::LongDiagonalKings as usize] +=
+                sign * (kings & m.long_diagonal).count_ones() as i32;
+        }
+        // Only men in the far half can be runaways.
         let them = pos.pieces(c.flip());
         let mut runaways = 0;
-        let mut tempo = 0;
-        for b in Bits(men) {
-            let rank = m.rank_of[b.trailing_zeros() as usize] as usize;
-            let rel = if c == Color::White {
-                rank
-            } else {
-                h - 1 - rank
-            };
-            tempo += rel as i32;
-            if 2 * rel >= h && m.cone[c.index()][b.trailing_zeros() as usize] & them == 0 {
+        for b in Bits(men & m.far_half[c.index()]) {
+            if m.cone[c.index()][b.trailing_zeros() as usize] & them == 0 {
                 runaways += 1;
             }
         }
         d[Dense::Runaways as usize] += sign * runaways;
-        d[Dense::Tempo as usize] += sign * tempo;
-        d[Dense::LongDiagonalKings as usize] +=
-            sign * (kings & m.long_diagonal).count_ones() as i32;
+        d[Dense::Tempo as usize] += sign * tempo_sum(men, &m.rank_bits[c.index()]);
     }
     d[Dense::SideToMove as usize] = match pos.side() {
         Color::White => 1,
         Color::Black => -1,
     };
     d
+}
+
+/// Sum of the relative ranks of `men`, given the planes of the relative
+/// rank's bits ([`super::Masks::rank_bits`]).
+#[inline(always)]
+fn tempo_sum(men: Bitboard, planes: &[Bitboard; 4]) -> i32 {
+    planes
+        .iter()
+        .enumerate()
+        .map(|(k, &p)| ((men & p).count_ones() as i32) << k)
+        .sum()
 }
 
 /// Scale of the tempo term: ranks are summed, so the weight is per

@@ -78,6 +78,11 @@ pub struct Masks {
     /// For each direction, the squares whose step that way leaves the
     /// board.
     pub off_board: [Bitboard; 4],
+    /// For each colour, the half of the board nearer the opponent.
+    pub far_half: [Bitboard; 2],
+    /// For each colour, bit planes of the relative rank (0 = own back
+    /// rank): plane `k` holds the squares whose relative rank has bit `k`.
+    pub rank_bits: [[Bitboard; 4]; 2],
 }
 
 impl Masks {
@@ -92,6 +97,8 @@ impl Masks {
             long_diagonal: 0,
             rank_of: [0; 64],
             off_board: [0; 4],
+            far_half: [0; 2],
+            rank_bits: [[0; 4]; 2],
         };
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -108,6 +115,16 @@ impl Masks {
                 m.long_diagonal |= b;
             }
             m.rank_of[b.trailing_zeros() as usize] = r as u8;
+            for (c, rel) in [(0, r), (1, h - 1 - r)] {
+                if 2 * rel >= h {
+                    m.far_half[c] |= b;
+                }
+                for k in 0..4 {
+                    if rel >> k & 1 == 1 {
+                        m.rank_bits[c][k] |= b;
+                    }
+                }
+            }
             for d in 0..4 {
                 if G::step(b, d) & G::SQUARES == 0 {
                     m.off_board[d] |= b;
