@@ -47,6 +47,15 @@ pub enum Wdl {
 }
 
 impl Wdl {
+    /// The value for the other side.
+    pub fn opposite(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Loss => Wdl::Win,
+        }
+    }
+
     /// `win`, `draw` or `loss`.
     pub fn name(self) -> &'static str {
         match self {
