@@ -5,12 +5,14 @@
 //! 2. [`rules`] (one file per variant), [`movegen`], [`position`] and
 //!    hashing, [`notation`] (FEN, move text, diagrams), [`game`] (end and
 //!    draw rules);
-//! 3. [`eval`] (one file per variant) and the transposition table [`tt`];
+//! 3. [`eval`] (one file per variant), the transposition table [`tt`] and
+//!    the endgame databases [`egdb`];
 //! 4. [`search`] and its threads and time management;
 //! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
 //!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
 //!    once into generic code with [`with_rules!`].
 
+pub mod egdb;
 pub mod eval;
 pub mod game;
 pub mod geometry;

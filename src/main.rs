@@ -100,6 +100,11 @@ enum Command {
         #[arg(long)]
         keep_duplicates: bool,
     },
+    /// Endgame databases: build them, verify them, probe a position.
+    Egdb {
+        #[command(subcommand)]
+        action: EgdbCommand,
+    },
     /// Search one position and print each iteration and the best move.
     Search {
         /// Rule set (as for perft).
@@ -421,6 +426,96 @@ struct AnalyseArgs {
 }
 
 /// A count that must be at least 1 (threads, games, hash MiB, lines...).
+#[derive(Subcommand, Debug)]
+enum EgdbCommand {
+    /// Solve every position with up to --pieces pieces (win, loss or draw
+    /// and the distance in plies), one file per material signature; files
+    /// already present and valid are kept.
+    Build {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Most pieces on the board, both sides together (2 to 8).
+        #[arg(long)]
+        pieces: u32,
+        /// Database directory (files go under <dir>/<variant>/).
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+        /// Threads (default: every core).
+        #[arg(long, value_parser = at_least_one)]
+        threads: Option<usize>,
+    },
+    /// Recheck every stored value against its children; fails at the first
+    /// disagreement.
+    Verify {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Most pieces on the board (2 to 8).
+        #[arg(long)]
+        pieces: u32,
+        /// Database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+        /// Threads (default: every core).
+        #[arg(long, value_parser = at_least_one)]
+        threads: Option<usize>,
+    },
+    /// Print the value of a position for the side to move and of each of
+    /// its legal moves.
+    Probe {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Position (PDN FEN).
+        #[arg(long)]
+        fen: String,
+        /// Database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+    },
+}
+
+/// Runs `f` on a rayon pool of `threads` threads, or on the global pool.
+fn with_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> Result<T, String> + Send,
+) -> Result<T, String> {
+    match threads {
+        None => f(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| format!("cannot start {n} threads: {e}"))?
+            .install(f),
+    }
+}
+
+fn run_egdb(action: EgdbCommand) -> Result<(), String> {
+    match action {
+        EgdbCommand::Build {
+            variant,
+            pieces,
+            dir,
+            threads,
+        } => with_threads(threads, || {
+            let progress = std::io::stderr().is_terminal();
+            tools::egdb::run_build(variant, pieces, &dir, progress, &mut |l| println!("{l}"))
+        }),
+        EgdbCommand::Verify {
+            variant,
+            pieces,
+            dir,
+            threads,
+        } => with_threads(threads, || {
+            tools::egdb::run_verify(variant, pieces, &dir, &mut |l| println!("{l}"))
+        }),
+        EgdbCommand::Probe { variant, fen, dir } => {
+            tools::egdb::run_probe(variant, &fen, &dir, &mut |l| println!("{l}"))
+        }
+    }
+}
+
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".into()),
@@ -781,6 +876,7 @@ fn main() -> ExitCode {
             let limits = search.limits(Limits::movetime(Duration::from_secs(5)));
             run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
         }
+        Some(Command::Egdb { action }) => run_egdb(action),
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Moves { variant, fen, json }) => {

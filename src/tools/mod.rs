@@ -1,7 +1,9 @@
-//! Command-line tools: perft, search and bench, matches between engines and
-//! analysis for scripts, self-play and training of the learned evaluation.
+//! Command-line tools: perft, search and bench, endgame databases, matches
+//! between engines and analysis for scripts, self-play and training of the
+//! learned evaluation.
 
 pub mod analyse;
+pub mod egdb;
 pub mod matchrun;
 pub mod moves;
 pub mod openings;
