@@ -33,6 +33,15 @@ struct Cli {
     /// `hand:<variant>` for the hand-set evaluation.
     #[arg(long, global = true)]
     weights: Vec<String>,
+    /// Endgame databases for the search: a directory written by `kondavo
+    /// egdb build` (for search, analyse, match's in-process players, dxp
+    /// and the Hub, whose `egdb-path` parameter it sets).
+    #[arg(long, global = true, value_name = "DIR")]
+    egdb_path: Option<String>,
+    /// Largest piece count of the databases loaded (default: as many as
+    /// the directory holds for the variant).
+    #[arg(long, global = true, value_name = "N", value_parser = egdb_pieces, requires = "egdb_path")]
+    egdb_pieces: Option<u32>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -531,6 +540,28 @@ fn hash_mib(text: &str) -> Result<usize, String> {
     Ok(mib)
 }
 
+/// A piece count for `--egdb-pieces`: 2 to the most the databases have.
+fn egdb_pieces(text: &str) -> Result<u32, String> {
+    let max = kondavo::egdb::MAX_PIECES;
+    match text.trim().parse::<u32>() {
+        Ok(n) if (2..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("endgame databases have 2 to {max} pieces")),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// The variant whose endgame databases a command searches with, `None`
+/// for commands that do not take them.
+fn egdb_variant(cmd: &Option<Command>) -> Option<Variant> {
+    match cmd {
+        Some(Command::Dxp { .. }) => Some(Variant::International),
+        Some(Command::Search { variant, .. }) => Some(*variant),
+        Some(Command::Analyse(a)) => Some(a.variant),
+        Some(Command::Match(a)) => Some(a.variant),
+        _ => None,
+    }
+}
+
 /// A node count: at least 1.
 fn at_least_one_u64(text: &str) -> Result<u64, String> {
     at_least_one(text).map(|n| n as u64)
@@ -797,7 +828,7 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
 
 /// The Hub loop on stdin/stdout. A person at a terminal gets one line on
 /// how to get help; a program on a pipe sees nothing but protocol.
-fn run_hub() {
+fn run_hub(egdb: Option<(&str, u32)>) {
     // Nothing may reach stderr in protocol mode, not even a panic message.
     std::panic::set_hook(Box::new(|_| {}));
     let out = Output::stdout();
@@ -807,7 +838,11 @@ fn run_hub() {
             env!("CARGO_PKG_VERSION")
         ));
     }
-    Hub::new(out).run(std::io::BufReader::new(std::io::stdin()));
+    let mut hub = Hub::new(out);
+    if let Some((path, pieces)) = egdb {
+        hub = hub.with_egdb(path, pieces);
+    }
+    hub.run(std::io::BufReader::new(std::io::stdin()));
 }
 
 fn main() -> ExitCode {
@@ -818,9 +853,28 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    let hub = matches!(cli.command, None | Some(Command::Hub));
+    if let (Some(path), false) = (&cli.egdb_path, hub) {
+        let Some(variant) = egdb_variant(&cli.command) else {
+            eprintln!("kondavo: --egdb-path is for search, analyse, match, dxp and hub");
+            return ExitCode::FAILURE;
+        };
+        let pieces = cli.egdb_pieces.unwrap_or(0);
+        match kondavo::egdb::install(variant, std::path::Path::new(path), pieces) {
+            Ok(n) => eprintln!("kondavo: endgame databases: {n} pieces of {variant}"),
+            Err(e) => {
+                eprintln!("kondavo: --egdb-path: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let result = match cli.command {
         None | Some(Command::Hub) => {
-            run_hub();
+            run_hub(
+                cli.egdb_path
+                    .as_deref()
+                    .map(|p| (p, cli.egdb_pieces.unwrap_or(0))),
+            );
             Ok(())
         }
         Some(Command::Dxp {

@@ -19,16 +19,19 @@
 //! - [`build`]: the retrograde solver, signature after signature;
 //! - [`file`]: the file format (header, run-length payload, checksum);
 //! - [`probe`]: [`Egdb`], the tables in memory, probed by the search;
-//! - [`verify`]: rechecks every stored value against its children.
+//! - [`verify`]: rechecks every stored value against its children;
+//! - [`slot`]: the tables the search uses, per variant.
 
 pub mod build;
 pub mod file;
 pub mod index;
 pub mod probe;
+pub mod slot;
 pub mod verify;
 
 pub use index::{Layout, Signature, MAX_PIECES};
 pub use probe::Egdb;
+pub use slot::{install, installed_pieces, uninstall, Slot};
 
 use crate::geometry::{bit_index, Bitboard, Geometry};
 use crate::movegen::{generate, MoveList};

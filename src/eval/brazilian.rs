@@ -23,11 +23,18 @@ const WEIGHTS: Weights = Weights {
 /// The learned weights, when the build has them.
 static LEARNED: Slot = Slot::new();
 
+/// The endgame databases in use.
+static EGDB: crate::egdb::Slot<Brazilian> = crate::egdb::Slot::new();
+
 impl Evaluate for Brazilian {
     const WEIGHTS: Weights = WEIGHTS;
 
     fn slot() -> &'static Slot {
         &LEARNED
+    }
+
+    fn egdb() -> &'static crate::egdb::Slot<Self> {
+        &EGDB
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {

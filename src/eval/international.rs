@@ -24,11 +24,18 @@ const WEIGHTS: Weights = Weights {
 /// The learned weights, when the build has them.
 static LEARNED: Slot = Slot::new();
 
+/// The endgame databases in use.
+static EGDB: crate::egdb::Slot<International> = crate::egdb::Slot::new();
+
 impl Evaluate for International {
     const WEIGHTS: Weights = WEIGHTS;
 
     fn slot() -> &'static Slot {
         &LEARNED
+    }
+
+    fn egdb() -> &'static crate::egdb::Slot<Self> {
+        &EGDB
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {

@@ -29,6 +29,9 @@ pub trait Evaluate: Rules {
     fn evaluate(pos: &Position<Self>) -> i32;
     /// Where this variant's learned weights live.
     fn slot() -> &'static learned::Slot;
+    /// Where this variant's endgame databases live while the search uses
+    /// them.
+    fn egdb() -> &'static crate::egdb::Slot<Self>;
 }
 
 /// Weights of the shared terms.

@@ -32,11 +32,18 @@ const SIDE_BY_SIDE: i32 = 3;
 /// The learned weights, when the build has them.
 static LEARNED: Slot = Slot::new();
 
+/// The endgame databases in use.
+static EGDB: crate::egdb::Slot<Turkish> = crate::egdb::Slot::new();
+
 impl Evaluate for Turkish {
     const WEIGHTS: Weights = WEIGHTS;
 
     fn slot() -> &'static Slot {
         &LEARNED
+    }
+
+    fn egdb() -> &'static crate::egdb::Slot<Self> {
+        &EGDB
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {

@@ -147,6 +147,14 @@ pub struct Hub {
     /// it as if it had been accepted.
     pos_refused: bool,
     quit: bool,
+    /// `egdb-path` (empty: no databases) and `egdb-pieces` (0: as many as
+    /// the directory holds).
+    egdb_path: String,
+    egdb_pieces: u32,
+    /// The databases last loaded or tried: variant, path, pieces.
+    egdb_loaded: Option<(Variant, String, u32)>,
+    /// `init` was received: parameters that load files act at once.
+    initialized: bool,
 }
 
 impl std::fmt::Debug for Hub {
@@ -171,6 +179,44 @@ impl Hub {
             level_given: false,
             pos_refused: false,
             quit: false,
+            egdb_path: String::new(),
+            egdb_pieces: 0,
+            egdb_loaded: None,
+            initialized: false,
+        }
+    }
+
+    /// Sets `egdb-path` and `egdb-pieces` before the loop starts (the
+    /// command line's `--egdb-path` and `--egdb-pieces`); the databases
+    /// load at `init`.
+    pub fn with_egdb(mut self, path: &str, pieces: u32) -> Self {
+        self.egdb_path = path.to_string();
+        self.egdb_pieces = pieces;
+        self
+    }
+
+    /// Loads the databases the parameters name for the current variant,
+    /// unless they are loaded (or were tried) already. A failure is an
+    /// error starting with `what`; the engine goes on without databases.
+    fn sync_egdb(&mut self, what: &str) {
+        let want = (!self.egdb_path.is_empty())
+            .then(|| (self.variant, self.egdb_path.clone(), self.egdb_pieces));
+        if want == self.egdb_loaded {
+            return;
+        }
+        if let Some((v, _, _)) = self.egdb_loaded.take() {
+            crate::egdb::uninstall(v);
+        }
+        self.egdb_loaded = want.clone();
+        if let Some((v, path, n)) = want {
+            match crate::egdb::install(v, std::path::Path::new(&path), n) {
+                Ok(n) => self.out.line(&format!(
+                    "info string endgame databases: {} pieces of {} loaded",
+                    n,
+                    hub_variant_name(v)
+                )),
+                Err(e) => self.error(&format!("{what}: {e}")),
+            }
         }
     }
 
@@ -291,6 +337,8 @@ impl Hub {
             "hub" => self.cmd_hub(),
             "init" => {
                 self.session();
+                self.initialized = true;
+                self.sync_egdb("init");
                 self.out.line("ready");
             }
             "set-param" => self.cmd_set_param(cmd),
@@ -361,6 +409,15 @@ impl Hub {
             "param name=multipv value={} type=int min=1 max=64",
             self.multipv
         ));
+        self.out.line(&format!(
+            "param name=egdb-path value={} type=string",
+            quote(&self.egdb_path)
+        ));
+        self.out.line(&format!(
+            "param name=egdb-pieces value={} type=int min=0 max={}",
+            self.egdb_pieces,
+            crate::egdb::MAX_PIECES
+        ));
         self.out.line("wait");
     }
 
@@ -390,9 +447,36 @@ impl Hub {
         };
         let result = match name {
             "variant" => match value.parse::<Variant>() {
-                Ok(v) => self.set_variant(v),
+                Ok(v) => self.set_variant(v).map(|()| {
+                    if self.initialized {
+                        self.sync_egdb("set-param variant");
+                    }
+                }),
                 Err(e) => Err(format!("set-param variant: {e}")),
             },
+            // Scan's `bb-size` is the same as `egdb-pieces`.
+            "egdb-path" | "egdb-pieces" | "bb-size" => {
+                let r = if name == "egdb-path" {
+                    let path = value.trim();
+                    if path.is_empty() || std::path::Path::new(path).is_dir() {
+                        self.egdb_path = path.to_string();
+                        Ok(())
+                    } else {
+                        // No databases rather than the ones named before.
+                        self.egdb_path.clear();
+                        Err(format!(
+                            "set-param egdb-path: directory '{path}' not found; no endgame databases"
+                        ))
+                    }
+                } else {
+                    int(0, Some(crate::egdb::MAX_PIECES as usize))
+                        .map(|n| self.egdb_pieces = n as u32)
+                };
+                if self.initialized {
+                    self.sync_egdb(&format!("set-param {name}"));
+                }
+                r
+            }
             // More threads than processors are not refused: they are capped.
             "threads" => int(1, None).map(|n| {
                 self.threads = n.min(max_threads());
@@ -522,6 +606,9 @@ impl Hub {
     }
 
     fn cmd_go(&mut self, cmd: &Command) {
+        if self.initialized {
+            self.sync_egdb("go");
+        }
         if self.pos_refused {
             // Exactly one `done` per `go`, and no move of a position the
             // client did not ask for.

@@ -15,7 +15,7 @@ use crate::notation::movetext::parse_move;
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::threads::{SearchHandle, Searcher};
-use crate::search::{Info, Job, Limits, SearchResult, WIN, WIN_BOUND};
+use crate::search::{plies_to_end, Info, Job, Limits, SearchResult};
 use crate::tools::perft::perft;
 use crate::{with_rules, Variant};
 
@@ -123,10 +123,8 @@ const PERFT_STEP: u32 = 3;
 /// Hub score: men with two decimals; a win in `n` plies is `99.xx` with
 /// `xx = 100 - n` (clients read `10000 - |100 * score|` as the distance).
 pub fn hub_score(score: i32) -> String {
-    let x = if score > WIN_BOUND {
-        (10_000 - (WIN - score).min(99)) as f64 / 100.0
-    } else if score < -WIN_BOUND {
-        -(10_000 - (WIN + score).min(99)) as f64 / 100.0
+    let x = if let Some(n) = plies_to_end(score) {
+        (10_000 - n.min(99)) as f64 / 100.0 * score.signum() as f64
     } else {
         (score as f64 / 100.0).clamp(-80.0, 80.0)
     };

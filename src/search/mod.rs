@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::egdb::Egdb;
 use crate::eval::Evaluate;
 use crate::game::DrawCounters;
 use crate::movegen::{captures, generate, quiets, side_has_capture, Move, MoveList};
@@ -40,6 +41,46 @@ pub const WIN_BOUND: Score = WIN - 1_000;
 
 /// Deepest ply the search can reach.
 pub const MAX_PLY: usize = 128;
+
+/// The score of a position the endgame databases call won at the root in
+/// no plies: a database win in `d` plies found at ply `p` scores
+/// `EGDB_WIN - p - d`, below every win the search proves on its own
+/// (`WIN - n` with `n < MAX_PLY`) and above [`WIN_BOUND`], so that it is
+/// kept in the table with the same ply adjustment as a proven win. A
+/// database loss is the negative, a draw 0.
+pub const EGDB_WIN: Score = WIN - MAX_PLY as Score;
+
+/// The score at `ply` of a database result with distance `d` plies.
+#[inline(always)]
+pub fn egdb_score(wdl: crate::egdb::Wdl, d: u8, ply: usize) -> Score {
+    let win = EGDB_WIN - ply as Score - d as Score;
+    match wdl {
+        crate::egdb::Wdl::Win => win,
+        crate::egdb::Wdl::Loss => -win,
+        crate::egdb::Wdl::Draw => 0,
+    }
+}
+
+/// The distance in plies from the root to the end of the game of a win or
+/// loss score (one beyond [`WIN_BOUND`]), whether the search proved it or
+/// the databases gave it; `None` for other scores.
+pub fn plies_to_end(score: Score) -> Option<Score> {
+    if score.abs() <= WIN_BOUND {
+        return None;
+    }
+    let n = WIN - score.abs();
+    Some(if n < MAX_PLY as Score {
+        n
+    } else {
+        EGDB_WIN - score.abs()
+    })
+}
+
+/// Whether a win or loss score came from the endgame databases (its
+/// distance is the databases', not one the search proved).
+pub fn is_egdb_score(score: Score) -> bool {
+    score.abs() > WIN_BOUND && score.abs() <= EGDB_WIN
+}
 
 // ---- Tuning constants -----------------------------------------------------
 
@@ -178,6 +219,8 @@ pub struct Info {
     pub pv: Vec<Move>,
     /// Index of the line (1 = best) in multi-PV mode.
     pub multipv: usize,
+    /// Positions this thread found in the endgame databases so far.
+    pub egdb_hits: u64,
 }
 
 /// The outcome of a search.
@@ -199,6 +242,8 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
     /// All lines of the last iteration in multi-PV mode (best first).
     pub lines: Vec<Info>,
+    /// Positions the main thread found in the endgame databases.
+    pub egdb_hits: u64,
 }
 
 /// What a thread is asked to search.
@@ -314,6 +359,11 @@ pub struct Worker<R: Evaluate> {
     /// Searching the lines after the first of a multi-PV iteration: the
     /// table looked in first and written to is [`Shared::lines_tt`].
     other_line: bool,
+    /// The endgame databases of this search (taken from [`Evaluate::egdb`]
+    /// when it starts), and their largest piece count (0 without).
+    egdb: Option<Arc<Egdb<R>>>,
+    egdb_pieces: u32,
+    egdb_hits: u64,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -346,6 +396,9 @@ impl<R: Evaluate> Worker<R> {
             stopped: false,
             root_moves: Vec::new(),
             other_line: false,
+            egdb: None,
+            egdb_pieces: 0,
+            egdb_hits: 0,
             rules: std::marker::PhantomData,
         }
     }
@@ -430,6 +483,18 @@ impl<R: Evaluate> Worker<R> {
             back += 2;
         }
         false
+    }
+
+    /// The databases' score of `pos` at `ply`, when it has few enough
+    /// pieces. The side to move must have no capture (the caller knows).
+    #[inline(always)]
+    fn egdb_probe(&mut self, pos: &Position<R>, ply: usize) -> Option<Score> {
+        if pos.occupied().count_ones() > self.egdb_pieces {
+            return None;
+        }
+        let (wdl, d) = self.egdb.as_deref()?.probe(pos)?;
+        self.egdb_hits += 1;
+        Some(egdb_score(wdl, d, ply))
     }
 
     /// Looks `key` up in the table of the line being searched.
@@ -526,6 +591,11 @@ impl<R: Evaluate> Worker<R> {
         }
         let mut list = MoveList::new();
         captures(pos, &mut list);
+        if list.is_empty() {
+            if let Some(s) = self.egdb_probe(pos, ply) {
+                return s;
+            }
+        }
         let threat = list.is_empty() && !threat_done && side_has_capture(pos, pos.side().flip());
         if list.is_empty() && !threat {
             self.leaves += 1;
@@ -596,6 +666,12 @@ impl<R: Evaluate> Worker<R> {
         self.seldepth = self.seldepth.max(ply);
 
         let key = pos.key();
+        if pos.occupied().count_ones() <= self.egdb_pieces && !side_has_capture(pos, pos.side()) {
+            if let Some(s) = self.egdb_probe(pos, ply) {
+                self.tt_store(key, to_tt(s, ply), depth, Bound::Exact, None);
+                return s;
+            }
+        }
         let entry = self.tt_probe(key);
         let mut tt_move_packed = None;
         if let Some(e) = entry {
@@ -879,6 +955,7 @@ impl<R: Evaluate> Worker<R> {
             time: job.start.elapsed(),
             pv: rm.pv.clone(),
             multipv: k + 1,
+            egdb_hits: self.egdb_hits,
         }
     }
 
@@ -961,6 +1038,9 @@ impl<R: Evaluate> Worker<R> {
         self.stopped = false;
         self.nodes = 0;
         self.local_nodes = 0;
+        self.egdb = R::egdb().get();
+        self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
+        self.egdb_hits = 0;
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start);
         self.pondering = job.ponder;
@@ -1070,9 +1150,7 @@ impl<R: Evaluate> Worker<R> {
                     break;
                 }
                 // A proven result at this depth will not change.
-                if result.score.abs() > WIN_BOUND
-                    && depth > (WIN - result.score.abs()) + 2
-                    && !job.limits.infinite
+                if plies_to_end(result.score).is_some_and(|n| depth > n + 2) && !job.limits.infinite
                 {
                     break;
                 }
@@ -1088,6 +1166,7 @@ impl<R: Evaluate> Worker<R> {
         self.flush_nodes();
         result.nodes = self.shared.nodes.load(Ordering::Relaxed);
         result.time = job.start.elapsed();
+        result.egdb_hits = self.egdb_hits;
         result
     }
 

@@ -5,7 +5,9 @@
 //! move; a decisive score also gives `win` or `loss`, the distance in
 //! plies), `depth`, `nodes`, `time`, `pv` (moves in the variant's
 //! notation) and `lines` (one entry per multi-PV line: `move`, `score`,
-//! `pv`); positions from a PDN add `game` and `ply`. A position that cannot
+//! `pv`); positions from a PDN add `game` and `ply`. A position within the
+//! endgame databases in use adds `egdb`, their value for the side to move
+//! (`win 9`, `loss 4`, `draw`; distances in plies). A position that cannot
 //! be read or has no legal move gives `{"error": ..., "position": ...}` and
 //! the batch goes on.
 
@@ -18,7 +20,7 @@ use crate::notation::movetext::{line_to_pdn, move_to_pdn};
 use crate::notation::pdn::{parse_pdn, replay, write_pdn_with_comments, PdnGame};
 use crate::position::Position;
 use crate::search::threads::Searcher;
-use crate::search::{Info, Job, Limits, SearchResult, WIN, WIN_BOUND};
+use crate::search::{plies_to_end, Info, Job, Limits, SearchResult};
 use crate::{with_rules, Variant};
 
 /// What to analyse and how.
@@ -75,12 +77,10 @@ fn json_list(items: &[String]) -> String {
 
 /// The `score` field, plus `win`/`loss` when decisive.
 fn score_fields(score: i32) -> String {
-    if score > WIN_BOUND {
-        format!("\"score\":{score},\"win\":{}", WIN - score)
-    } else if score < -WIN_BOUND {
-        format!("\"score\":{score},\"loss\":{}", WIN + score)
-    } else {
-        format!("\"score\":{score}")
+    match plies_to_end(score) {
+        Some(n) if score > 0 => format!("\"score\":{score},\"win\":{n}"),
+        Some(n) => format!("\"score\":{score},\"loss\":{n}"),
+        None => format!("\"score\":{score}"),
     }
 }
 
@@ -138,8 +138,14 @@ pub fn result_json<R: Evaluate>(pos: &Position<R>, r: &SearchResult, extra: &str
             })
             .collect()
     };
+    // The databases' value of the position itself, when in range.
+    let egdb = R::egdb()
+        .get()
+        .and_then(|db| db.value(pos))
+        .map(|v| format!(",\"egdb\":{}", json_string(&crate::egdb::value_text(v))))
+        .unwrap_or_default();
     format!(
-        "{{\"fen\":{},{}\"bestmove\":{},{},\"depth\":{},\"nodes\":{},\"time\":{:.3},\"pv\":{},\"lines\":[{}]}}",
+        "{{\"fen\":{},{}\"bestmove\":{},{}{egdb},\"depth\":{},\"nodes\":{},\"time\":{:.3},\"pv\":{},\"lines\":[{}]}}",
         json_string(&write_fen(pos)),
         extra,
         json_string(&move_to_pdn(pos, &best)),
@@ -260,6 +266,7 @@ fn analyse_game<R: Evaluate>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::{EGDB_WIN, WIN};
 
     #[test]
     fn json_strings_escape() {
@@ -270,5 +277,9 @@ mod tests {
             format!("\"score\":{},\"win\":3", WIN - 3)
         );
         assert_eq!(score_fields(-12), "\"score\":-12");
+        assert_eq!(
+            score_fields(-(EGDB_WIN - 9)),
+            format!("\"score\":{},\"loss\":9", 9 - EGDB_WIN)
+        );
     }
 }

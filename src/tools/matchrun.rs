@@ -23,7 +23,7 @@ use crate::movegen::Move;
 use crate::notation::movetext::move_with_captures;
 use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
 use crate::rules::{Color, Rules};
-use crate::search::{Limits, WIN, WIN_BOUND};
+use crate::search::{plies_to_end, Limits, WIN_BOUND};
 use crate::tools::openings::{generate_openings, load_openings, Opening};
 use crate::tools::players::{
     make_player, EngineKind, EngineLog, EngineSpec, HubConfig, Player, PlayerError, TimeControl,
@@ -277,8 +277,7 @@ fn emt(d: Duration) -> String {
 /// engine found a win: White (`#N`) or Black (`#-N`) wins with its N-th
 /// move from the position before the commented move, that move included.
 fn eval_comment(white_score: i32) -> String {
-    if white_score.abs() > WIN_BOUND {
-        let plies = WIN - white_score.abs();
+    if let Some(plies) = plies_to_end(white_score) {
         let moves = (plies + 1) / 2;
         let sign = if white_score < 0 { "-" } else { "" };
         format!("[%eval #{sign}{}]", moves.max(1))
@@ -1078,6 +1077,7 @@ mod tests {
     use super::*;
     use crate::notation::fen::parse_fen;
     use crate::rules::{International, Russian};
+    use crate::search::WIN;
 
     #[test]
     fn schedules_play_each_opening_with_both_colours() {

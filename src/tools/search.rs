@@ -8,16 +8,14 @@ use crate::movegen::{generate, MoveList};
 use crate::notation::movetext::{line_to_pdn, move_to_pdn};
 use crate::position::Position;
 use crate::search::threads::Searcher;
-use crate::search::{Info, Job, Limits, SearchResult, WIN, WIN_BOUND};
+use crate::search::{plies_to_end, Info, Job, Limits, SearchResult};
 
 /// A score for people: centi-men, or `win N` / `loss N` in plies.
 pub fn score_text(score: i32) -> String {
-    if score > WIN_BOUND {
-        format!("win {}", WIN - score)
-    } else if score < -WIN_BOUND {
-        format!("loss {}", WIN + score)
-    } else {
-        score.to_string()
+    match plies_to_end(score) {
+        Some(n) if score > 0 => format!("win {n}"),
+        Some(n) => format!("loss {n}"),
+        None => score.to_string(),
     }
 }
 
