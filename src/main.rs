@@ -434,42 +434,33 @@ struct AnalyseArgs {
     annotate: Option<String>,
 }
 
-/// A count that must be at least 1 (threads, games, hash MiB, lines...).
+/// The tables a `build` or `verify` covers.
+#[derive(clap::Args, Debug)]
+struct EgdbTables {
+    /// Rule set (as for perft).
+    #[arg(long)]
+    variant: Variant,
+    /// Most pieces on the board, both sides together (2 to 8).
+    #[arg(long)]
+    pieces: u32,
+    /// Database directory (files go under <dir>/<variant>/).
+    #[arg(long, default_value = "egdb")]
+    dir: std::path::PathBuf,
+    /// Threads (default: every core).
+    #[arg(long, value_parser = at_least_one)]
+    threads: Option<usize>,
+}
+
+/// What `kondavo egdb` does.
 #[derive(Subcommand, Debug)]
 enum EgdbCommand {
     /// Solve every position with up to --pieces pieces (win, loss or draw
     /// and the distance in plies), one file per material signature; files
     /// already present and valid are kept.
-    Build {
-        /// Rule set (as for perft).
-        #[arg(long)]
-        variant: Variant,
-        /// Most pieces on the board, both sides together (2 to 8).
-        #[arg(long)]
-        pieces: u32,
-        /// Database directory (files go under <dir>/<variant>/).
-        #[arg(long, default_value = "egdb")]
-        dir: std::path::PathBuf,
-        /// Threads (default: every core).
-        #[arg(long, value_parser = at_least_one)]
-        threads: Option<usize>,
-    },
+    Build(EgdbTables),
     /// Recheck every stored value against its children; fails at the first
     /// disagreement.
-    Verify {
-        /// Rule set (as for perft).
-        #[arg(long)]
-        variant: Variant,
-        /// Most pieces on the board (2 to 8).
-        #[arg(long)]
-        pieces: u32,
-        /// Database directory.
-        #[arg(long, default_value = "egdb")]
-        dir: std::path::PathBuf,
-        /// Threads (default: every core).
-        #[arg(long, value_parser = at_least_one)]
-        threads: Option<usize>,
-    },
+    Verify(EgdbTables),
     /// Print the value of a position for the side to move and of each of
     /// its legal moves.
     Probe {
@@ -502,22 +493,14 @@ fn with_threads<T: Send>(
 
 fn run_egdb(action: EgdbCommand) -> Result<(), String> {
     match action {
-        EgdbCommand::Build {
-            variant,
-            pieces,
-            dir,
-            threads,
-        } => with_threads(threads, || {
+        EgdbCommand::Build(t) => with_threads(t.threads, || {
             let progress = std::io::stderr().is_terminal();
-            tools::egdb::run_build(variant, pieces, &dir, progress, &mut |l| println!("{l}"))
+            tools::egdb::run_build(t.variant, t.pieces, &t.dir, progress, &mut |l| {
+                println!("{l}")
+            })
         }),
-        EgdbCommand::Verify {
-            variant,
-            pieces,
-            dir,
-            threads,
-        } => with_threads(threads, || {
-            tools::egdb::run_verify(variant, pieces, &dir, &mut |l| println!("{l}"))
+        EgdbCommand::Verify(t) => with_threads(t.threads, || {
+            tools::egdb::run_verify(t.variant, t.pieces, &t.dir, &mut |l| println!("{l}"))
         }),
         EgdbCommand::Probe { variant, fen, dir } => {
             tools::egdb::run_probe(variant, &fen, &dir, &mut |l| println!("{l}"))
@@ -525,6 +508,7 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
     }
 }
 
+/// A count that must be at least 1 (threads, games, hash MiB, lines...).
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".into()),

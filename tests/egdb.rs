@@ -385,6 +385,21 @@ fn international_three_kings_draw_against_the_main_diagonal_and_four_win() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `kondavo egdb verify` of the English tables up to 3 pieces in `dir`:
+/// stdout, stderr and success.
+fn verify_english_3(dir: &str) -> (String, String, bool) {
+    common::kondavo(&[
+        "egdb",
+        "verify",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--dir",
+        dir,
+    ])
+}
+
 /// The command line: build, verify and probe, and clear refusals.
 #[test]
 fn the_command_line_builds_verifies_probes_and_refuses() {
@@ -407,16 +422,7 @@ fn the_command_line_builds_verifies_probes_and_refuses() {
         out.contains("english pieces 3: 12 files (12 built), 196032 positions"),
         "{out}"
     );
-    let (out, err, ok) = common::kondavo(&[
-        "egdb",
-        "verify",
-        "--variant",
-        "english",
-        "--pieces",
-        "3",
-        "--dir",
-        &d,
-    ]);
+    let (out, err, ok) = verify_english_3(&d);
     assert!(ok && out.contains("every value agrees"), "{out}\n{err}");
     let (out, err, ok) = common::kondavo(&[
         "egdb",
@@ -438,16 +444,7 @@ fn the_command_line_builds_verifies_probes_and_refuses() {
     let mut values = kondavo::egdb::file::read_file(&path, "english", sig, 992).unwrap();
     values[100] = if values[100] == 0 { 2 } else { 0 };
     kondavo::egdb::file::write_file(&path, "english", sig, &values).unwrap();
-    let (out, err, ok) = common::kondavo(&[
-        "egdb",
-        "verify",
-        "--variant",
-        "english",
-        "--pieces",
-        "3",
-        "--dir",
-        &d,
-    ]);
+    let (out, err, ok) = verify_english_3(&d);
     assert!(
         !ok && err.contains("english table 0101, position "),
         "{out}\n{err}"
