@@ -666,12 +666,6 @@ impl<R: Evaluate> Worker<R> {
         self.seldepth = self.seldepth.max(ply);
 
         let key = pos.key();
-        if pos.occupied().count_ones() <= self.egdb_pieces && !side_has_capture(pos, pos.side()) {
-            if let Some(s) = self.egdb_probe(pos, ply) {
-                self.tt_store(key, to_tt(s, ply), depth, Bound::Exact, None);
-                return s;
-            }
-        }
         let entry = self.tt_probe(key);
         let mut tt_move_packed = None;
         if let Some(e) = entry {
@@ -695,6 +689,13 @@ impl<R: Evaluate> Worker<R> {
             return -WIN + ply as Score;
         }
         let forced = list[0].is_capture();
+        // The databases hold positions with no capture pending.
+        if !forced {
+            if let Some(s) = self.egdb_probe(pos, ply) {
+                self.tt_store(key, to_tt(s, ply), depth, Bound::Exact, None);
+                return s;
+            }
+        }
         let tt_move = tt_move_packed.and_then(|m| m.to_move(&list));
 
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
