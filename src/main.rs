@@ -474,6 +474,43 @@ enum EgdbCommand {
         #[arg(long, default_value = "egdb")]
         dir: std::path::PathBuf,
     },
+    /// Play random won positions out with the engine on both sides (it
+    /// searches with the tables) and count the wins within the variant's
+    /// move rule.
+    Convert {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Pieces of the positions (the tables up to this count must be
+        /// built).
+        #[arg(long, default_value_t = 5)]
+        pieces: u32,
+        /// Positions to play out.
+        #[arg(long, default_value_t = 200, value_parser = at_least_one)]
+        positions: usize,
+        /// Seconds a move.
+        #[arg(long, default_value_t = 0.1, conflicts_with = "nodes")]
+        movetime: f64,
+        /// Nodes a move instead of a time.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Seed of the sampling.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only positions whose win takes at least this many plies with
+        /// best play.
+        #[arg(long, default_value_t = 0)]
+        min_plies: u32,
+        /// Play without the tables (they only choose the positions).
+        #[arg(long)]
+        search_only: bool,
+        /// Games at once (default: every core).
+        #[arg(long, value_parser = at_least_one)]
+        concurrency: Option<usize>,
+        /// Database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+    },
 }
 
 /// Runs `f` on a rayon pool of `threads` threads, or on the global pool.
@@ -504,6 +541,42 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
         }),
         EgdbCommand::Probe { variant, fen, dir } => {
             tools::egdb::run_probe(variant, &fen, &dir, &mut |l| println!("{l}"))
+        }
+        EgdbCommand::Convert {
+            variant,
+            pieces,
+            positions,
+            movetime,
+            nodes,
+            seed,
+            min_plies,
+            search_only,
+            concurrency,
+            dir,
+        } => {
+            if !(movetime > 0.0 && movetime.is_finite()) {
+                return Err(format!(
+                    "--movetime must be a positive number of seconds, not {movetime}"
+                ));
+            }
+            let limits = match nodes {
+                Some(n) => Limits::nodes(n),
+                None => Limits::movetime(Duration::from_secs_f64(movetime)),
+            };
+            let opts = tools::egdb::ConvertOptions {
+                variant,
+                pieces,
+                positions,
+                limits,
+                seed,
+                min_plies,
+                search_only,
+                dir,
+                concurrency: concurrency
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                hash_mib: 16,
+            };
+            tools::egdb::run_convert(&opts, &mut |l| println!("{l}")).map(|_| ())
         }
     }
 }

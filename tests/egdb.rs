@@ -535,3 +535,44 @@ fn the_command_line_builds_verifies_probes_and_refuses() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Conversion: positions the tables call won, played out by the engine on
+/// both sides with the tables, are all won within the move rule, the long
+/// Russian three-kings wins (Petrov's triangle) included; the distances
+/// are to the end of the game, so every move brings the win nearer.
+#[test]
+fn the_engine_converts_won_positions_with_the_tables() {
+    use kondavo::search::Limits;
+    use kondavo::tools::egdb::{run_convert, ConvertOptions};
+    let dir = temp_dir("convert");
+    quiet_build::<Russian>(&dir, 4);
+    let mut opts = ConvertOptions {
+        variant: kondavo::Variant::Russian,
+        pieces: 4,
+        positions: 40,
+        limits: Limits::nodes(20_000),
+        seed: 3,
+        min_plies: 15,
+        search_only: false,
+        dir: dir.clone(),
+        concurrency: 2,
+        hash_mib: 4,
+    };
+    let mut lines = Vec::new();
+    let report = run_convert(&opts, &mut |l| lines.push(l)).unwrap();
+    assert_eq!(report.positions, 40);
+    assert_eq!(report.won, 40, "{lines:?}");
+    assert!(report.won_plies >= 40 * 15, "{report:?}");
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.contains("won=40 (100.0%)") && l.contains("with the tables")),
+        "{lines:?}"
+    );
+
+    // Positions that need more pieces than the tables hold are refused.
+    opts.pieces = 5;
+    let err = run_convert(&opts, &mut |_| {}).unwrap_err();
+    assert!(err.contains("is missing"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
