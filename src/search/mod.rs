@@ -15,6 +15,7 @@
 
 pub mod threads;
 pub mod time;
+pub mod tune;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -84,26 +85,9 @@ pub fn is_egdb_score(score: Score) -> bool {
 
 // ---- Tuning constants -----------------------------------------------------
 
-/// Iterations from this depth on start with an aspiration window.
+/// Iterations from this depth on start with an aspiration window (its
+/// width and the pruning and reduction settings are in [`tune`]).
 const ASPIRATION_MIN_DEPTH: i32 = 4;
-/// Half-width of the first aspiration window (centi-men); doubled on each
-/// failure.
-const ASPIRATION_WINDOW: Score = 15;
-/// The reduced-depth pruning test (Scan's substitute for null move) runs at
-/// non-PV nodes from this depth...
-const PRUNE_MIN_DEPTH: i32 = 3;
-/// ...against `beta + PRUNE_MARGIN_PER_DEPTH * depth`...
-const PRUNE_MARGIN_PER_DEPTH: Score = 10;
-/// ...with a search of this percentage of the depth.
-const PRUNE_DEPTH_PERCENT: i32 = 40;
-/// Late move reductions from this depth...
-const LMR_MIN_DEPTH: i32 = 2;
-/// ...after this many moves at PV nodes...
-const LMR_PV_MOVES: usize = 3;
-/// ...and this many at other nodes...
-const LMR_NON_PV_MOVES: usize = 1;
-/// ...reducing by two plies after this many moves at non-PV nodes.
-const LMR_DEEP_MOVES: usize = 4;
 /// With several threads, a move another thread is searching is put off
 /// until the node's other moves are done, from this depth on.
 const DEFER_MIN_DEPTH: i32 = 3;
@@ -364,6 +348,8 @@ pub struct Worker<R: Evaluate> {
     egdb: Option<Arc<Egdb<R>>>,
     egdb_pieces: u32,
     egdb_hits: u64,
+    /// The tunable parameters, copied when the search starts.
+    p: tune::Params,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -399,6 +385,7 @@ impl<R: Evaluate> Worker<R> {
             egdb: None,
             egdb_pieces: 0,
             egdb_hits: 0,
+            p: tune::DEFAULT,
             rules: std::marker::PhantomData,
         }
     }
@@ -700,15 +687,16 @@ impl<R: Evaluate> Worker<R> {
 
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
         // everywhere). If a shallow search clears beta by a margin, trust it.
-        if !PV && depth >= PRUNE_MIN_DEPTH && !forced && beta.abs() < WIN_BOUND {
-            let bound = beta + PRUNE_MARGIN_PER_DEPTH * depth;
-            let d = depth * PRUNE_DEPTH_PERCENT / 100;
+        if !PV && depth >= self.p.prune_min_depth && !forced && beta.abs() < WIN_BOUND {
+            let margin = self.p.prune_margin_per_depth * depth;
+            let bound = beta + margin;
+            let d = depth * self.p.prune_depth_percent / 100;
             let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters);
             if self.stopped {
                 return 0;
             }
             if s >= bound {
-                return s - PRUNE_MARGIN_PER_DEPTH * depth;
+                return s - margin;
             }
         }
 
@@ -788,14 +776,18 @@ impl<R: Evaluate> Worker<R> {
                 -self.search::<PV, SMP>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
             } else {
                 let mut r = 0;
-                let late = if PV { LMR_PV_MOVES } else { LMR_NON_PV_MOVES };
-                if depth >= LMR_MIN_DEPTH
+                let late = if PV {
+                    self.p.lmr_pv_moves
+                } else {
+                    self.p.lmr_non_pv_moves
+                };
+                if depth >= self.p.lmr_min_depth
                     && !forced
                     && !mv.promote
                     && i >= late
                     && move_score < 1 << 20
                 {
-                    r = 1 + (!PV && i >= LMR_DEEP_MOVES) as i32;
+                    r = 1 + (!PV && i >= self.p.lmr_deep_moves) as i32;
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(
@@ -1042,6 +1034,7 @@ impl<R: Evaluate> Worker<R> {
         self.egdb = R::egdb().get();
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
         self.egdb_hits = 0;
+        self.p = *tune::params();
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start);
         self.pondering = job.ponder;
@@ -1178,7 +1171,7 @@ impl<R: Evaluate> Worker<R> {
         last: Score,
         counters: DrawCounters,
     ) -> Score {
-        let mut delta = ASPIRATION_WINDOW;
+        let mut delta = self.p.aspiration_window;
         let mut alpha = (last - delta).max(-INF);
         let mut beta = (last + delta).min(INF);
         loop {

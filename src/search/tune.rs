@@ -1,0 +1,118 @@
+//! The search parameters that games tune. Their defaults are what the
+//! engine plays with; for experiments, `KONDAVO_TUNE=name=value,...` in the
+//! environment overrides them, so that one build can play a match against
+//! itself with other settings (`kondavo match --a "cmd=kondavo" --b
+//! "cmd=env KONDAVO_TUNE=prune-margin=14 kondavo"`). A change is kept only
+//! by changing a default here, once games have proven it.
+
+use std::sync::OnceLock;
+
+use super::Score;
+
+/// Tunable search parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Half-width of the first aspiration window (centi-men); doubled on
+    /// each failure (`aspiration`).
+    pub aspiration_window: Score,
+    /// The reduced-depth pruning test (Scan's substitute for null move)
+    /// runs at non-PV nodes from this depth (`prune-min-depth`)...
+    pub prune_min_depth: i32,
+    /// ...against `beta + prune_margin_per_depth * depth`
+    /// (`prune-margin`)...
+    pub prune_margin_per_depth: Score,
+    /// ...with a search of this percentage of the depth (`prune-percent`).
+    pub prune_depth_percent: i32,
+    /// Late move reductions from this depth (`lmr-min-depth`)...
+    pub lmr_min_depth: i32,
+    /// ...after this many moves at PV nodes (`lmr-pv-moves`)...
+    pub lmr_pv_moves: usize,
+    /// ...and this many at other nodes (`lmr-moves`)...
+    pub lmr_non_pv_moves: usize,
+    /// ...reducing by two plies after this many moves at non-PV nodes
+    /// (`lmr-deep-moves`).
+    pub lmr_deep_moves: usize,
+}
+
+/// The parameters the engine plays with.
+pub const DEFAULT: Params = Params {
+    aspiration_window: 15,
+    prune_min_depth: 3,
+    prune_margin_per_depth: 10,
+    prune_depth_percent: 40,
+    lmr_min_depth: 2,
+    lmr_pv_moves: 3,
+    lmr_non_pv_moves: 1,
+    lmr_deep_moves: 4,
+};
+
+impl Params {
+    /// The defaults with `text` (`name=value,...`) applied.
+    pub fn parse(text: &str) -> Result<Params, String> {
+        let mut p = DEFAULT;
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("'{item}' is not name=value"))?;
+            let v: i64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v| (0..=1000).contains(v))
+                .ok_or_else(|| format!("{name}: '{value}' is not a whole number from 0 to 1000"))?;
+            match name.trim() {
+                "aspiration" => p.aspiration_window = v.max(1) as Score,
+                "prune-min-depth" => p.prune_min_depth = v as i32,
+                "prune-margin" => p.prune_margin_per_depth = v as Score,
+                "prune-percent" => p.prune_depth_percent = v.min(100) as i32,
+                "lmr-min-depth" => p.lmr_min_depth = v as i32,
+                "lmr-pv-moves" => p.lmr_pv_moves = v as usize,
+                "lmr-moves" => p.lmr_non_pv_moves = v as usize,
+                "lmr-deep-moves" => p.lmr_deep_moves = v as usize,
+                other => {
+                    return Err(format!(
+                        "unknown parameter '{other}' (aspiration, prune-min-depth, prune-margin, \
+                         prune-percent, lmr-min-depth, lmr-pv-moves, lmr-moves, lmr-deep-moves)"
+                    ))
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// The parameters in use: the defaults, or `KONDAVO_TUNE` applied to them
+/// (read once; a bad value is reported on standard error and ignored).
+pub fn params() -> &'static Params {
+    static P: OnceLock<Params> = OnceLock::new();
+    P.get_or_init(|| match std::env::var("KONDAVO_TUNE") {
+        Ok(t) => Params::parse(&t).unwrap_or_else(|e| {
+            eprintln!("kondavo: KONDAVO_TUNE ignored: {e}");
+            DEFAULT
+        }),
+        Err(_) => DEFAULT,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_parse_and_bad_ones_are_refused() {
+        let p = Params::parse("prune-margin=14, lmr-deep-moves=6").unwrap();
+        assert_eq!(p.prune_margin_per_depth, 14);
+        assert_eq!(p.lmr_deep_moves, 6);
+        assert_eq!(p.lmr_pv_moves, DEFAULT.lmr_pv_moves);
+        assert_eq!(Params::parse("").unwrap(), DEFAULT);
+        assert!(Params::parse("prune-margin")
+            .unwrap_err()
+            .contains("name=value"));
+        assert!(Params::parse("prune-margin=-3")
+            .unwrap_err()
+            .contains("0 to 1000"));
+        assert!(Params::parse("speed=9")
+            .unwrap_err()
+            .contains("unknown parameter"));
+    }
+}
