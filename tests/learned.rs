@@ -207,6 +207,47 @@ fn starting_weights_score_material_advancement_centre_runaways_and_mobility() {
     check_starting::<Turkish>();
 }
 
+/// `--weights start:<variant>` plays with generation 0: the same analysis
+/// as the starting vector written to a file and installed as one, and not
+/// the shipped weights'; an unknown variant is refused by name.
+#[test]
+fn weights_start_installs_generation_zero() {
+    let dir = std::env::temp_dir().join(format!("kondavo-start-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("english-0.kdw");
+    std::fs::write(&file, starting::<English>(&English::START).to_bytes()).unwrap();
+    // After 12-16 24-20 8-12 27-24 10-14 23-18 (Black wins a king for a man
+    // a dozen plies on).
+    let fen = "B:W18,20,21,22,24,25,26,28,29,30,31,32:B1,2,3,4,5,6,7,9,11,12,14,16";
+    let analyse = |weights: &[&str]| {
+        let mut args = weights.to_vec();
+        args.extend([
+            "analyse",
+            "--variant",
+            "english",
+            "--fen",
+            fen,
+            "--depth",
+            "6",
+        ]);
+        let (out, err, ok) = common::kondavo(&args);
+        assert!(ok, "{err}");
+        // The line without the timing.
+        let v: Vec<&str> = out
+            .split(',')
+            .filter(|f| !f.starts_with("\"time\""))
+            .collect();
+        v.join(",")
+    };
+    let start = analyse(&["--weights", "start:english"]);
+    assert!(start.contains("\"score\":"), "{start}");
+    assert_eq!(start, analyse(&["--weights", file.to_str().unwrap()]));
+    assert_ne!(start, analyse(&[]), "the shipped weights differ");
+    let (_, err, ok) = common::kondavo(&["--weights", "start:draughts", "moves"]);
+    assert!(!ok && err.contains("unknown variant 'draughts'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn weights_files_round_trip_and_bad_ones_are_refused() {
     let w = random_weights::<International>(3);
