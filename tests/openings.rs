@@ -83,10 +83,9 @@ fn generated_openings_pass_the_deeper_check_and_depend_on_the_seed_only() {
         depth: 6,
         ..BalanceCheck::new(ENGLISH_CP)
     };
-    assert_eq!(
-        generate_openings_with::<English>(1, 6, &quick_only, 1),
-        [lost.clone()]
-    );
+    let first = generate_openings_with::<English>(1, 6, &quick_only, 1);
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0], lost);
     let o = generate_openings::<English>(5, 6, ENGLISH_CP, 1);
     assert_eq!(o.len(), 5);
     assert!(!o.contains(&lost));
