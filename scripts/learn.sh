@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates the learned evaluation's weights from nothing, end to end:
-# for each variant, generation 1 plays itself with the hand-set evaluation
-# and is trained on its games; each later generation plays with the weights
-# before it and is trained, from them, on the games of every generation so
-# far. Self-play resumes where a killed run stopped, so the script can be
+# for each variant, generation 0 (`--weights start:<variant>`: material,
+# advancement by rank, centre, runaways and king mobility in the learned
+# layout) plays itself and generation 1 is trained, from it, on its games;
+# each later generation plays with the weights before it and is trained,
+# from them, on the games of every generation so far. Self-play resumes where a killed run stopped, so the script can be
 # run again until it completes. Settings by environment:
 #
 #   VARIANTS     variants to do (default: all seven)
@@ -41,7 +42,7 @@ for v in $VARIANTS; do
     for g in $(seq 1 "$GENERATIONS"); do
         games="$WORK/$v-gen$g.kdsp"
         out="$WORK/$v-gen$g.kdw"
-        if [ -n "$prev" ]; then play=(--weights "$prev"); init=(--init "$prev"); else play=(--weights "hand:$v"); init=(); fi
+        if [ -n "$prev" ]; then play=(--weights "$prev"); init=(--init "$prev"); else play=(--weights "start:$v"); init=(); fi
         resume=()
         if [ -e "$games" ]; then resume=(--resume); fi
         echo "== $v generation $g: self-play"

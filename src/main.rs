@@ -30,7 +30,8 @@ struct Cli {
     command: Option<Command>,
     /// Learned evaluation weights to use instead of the built-in ones (a
     /// file written by `kondavo train`; repeat for several variants), or
-    /// `hand:<variant>` for the hand-set evaluation.
+    /// `start:<variant>` for that variant's generation 0 (material,
+    /// advancement, centre, runaways, king mobility).
     #[arg(long, global = true)]
     weights: Vec<String>,
     /// Endgame databases for the search: a directory written by `kondavo

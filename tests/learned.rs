@@ -4,7 +4,9 @@
 mod common;
 
 use common::XorShift;
-use kondavo::eval::learned::{features, layout, Layout, Learned, UNIT};
+use kondavo::eval::learned::{
+    dense_terms, features, layout, phase, starting, Dense, Layout, Learned, UNIT,
+};
 use kondavo::eval::Evaluate;
 use kondavo::geometry::Geometry;
 use kondavo::movegen::{generate, has_capture, side_has_capture, MoveList};
@@ -79,32 +81,37 @@ fn windows_cover_each_board_and_turn_into_each_other() {
 }
 
 /// A position and its mirror get the same score for the side to move: the
-/// evaluation in use (hand-set or embedded), and random learned weights.
+/// evaluation in use, random learned weights and the starting weights.
 fn check_symmetry<R: Evaluate>() {
     let lay = layout::<R::Geo>();
-    let learned =
+    let random =
         Learned::from_float::<R::Geo>(R::NAME, &random_weights::<R>(7), 120.0, "test").unwrap();
+    let start = starting::<R>(&R::START);
     let mut feats = Vec::new();
-    let float_w = learned.to_float();
-    for pos in positions::<R>(11, 300) {
-        let m = mirror(&pos, lay);
-        assert_eq!(R::evaluate(&pos), R::evaluate(&m), "{} evaluate", R::NAME);
-        let a = learned.white_score(&pos);
-        let b = learned.white_score(&m);
-        assert_eq!(a, -b, "{} learned score and its mirror", R::NAME);
-        // The integer score agrees with the sparse features the trainer
-        // sees (up to rounding).
-        features(&pos, &mut feats);
-        let p = kondavo::eval::learned::phase(&pos) as f32 / 256.0;
-        let f: f32 = feats
-            .iter()
-            .map(|&(i, v)| v * (float_w[i as usize][0] * (1.0 - p) + float_w[i as usize][1] * p))
-            .sum();
-        assert!(
-            (f - a as f32).abs() <= 2.0 + f.abs() * 1e-4,
-            "{}: features give {f}, the evaluation {a}",
-            R::NAME
-        );
+    for learned in [&random, &start] {
+        let float_w = learned.to_float();
+        for pos in positions::<R>(11, 300) {
+            let m = mirror(&pos, lay);
+            assert_eq!(R::evaluate(&pos), R::evaluate(&m), "{} evaluate", R::NAME);
+            let a = learned.white_score(&pos);
+            let b = learned.white_score(&m);
+            assert_eq!(a, -b, "{} learned score and its mirror", R::NAME);
+            // The integer score agrees with the sparse features the trainer
+            // sees (up to rounding).
+            features(&pos, &mut feats);
+            let p = phase(&pos) as f32 / 256.0;
+            let f: f32 = feats
+                .iter()
+                .map(|&(i, v)| {
+                    v * (float_w[i as usize][0] * (1.0 - p) + float_w[i as usize][1] * p)
+                })
+                .sum();
+            assert!(
+                (f - a as f32).abs() <= 2.0 + f.abs() * 1e-4,
+                "{}: features give {f}, the evaluation {a}",
+                R::NAME
+            );
+        }
     }
 }
 
@@ -117,6 +124,128 @@ fn mirrored_positions_score_the_same_in_every_variant() {
     check_symmetry::<Spanish>();
     check_symmetry::<Russian>();
     check_symmetry::<Turkish>();
+}
+
+/// The starting weights' score, computed square by square: material,
+/// each man's value by its relative rank (opening and endgame tables
+/// blended by the phase) plus the centre bonus, runaways and king mobility.
+fn starting_sum<R: Evaluate>(pos: &Position<R>) -> f64 {
+    let s = &R::START;
+    let (w, h) = (R::Geo::WIDTH, R::Geo::HEIGHT);
+    let (mut fixed, mut open, mut end) = (0i64, 0i64, 0i64);
+    for (c, sign) in [(Color::White, 1i64), (Color::Black, -1)] {
+        let men = pos.men(c);
+        fixed += sign
+            * (s.man as i64 * men.count_ones() as i64
+                + s.king as i64 * pos.kings_of(c).count_ones() as i64);
+        for sq in 0..R::Geo::NUM_SQUARES {
+            if men & R::Geo::bit(sq) == 0 {
+                continue;
+            }
+            let (f, r) = R::Geo::coords(sq);
+            assert_ne!(men & R::Geo::RANKS[r], 0, "square {sq} on rank {r}");
+            let rel = if c == Color::White { r } else { h - 1 - r };
+            let centre = if f >= 2 && f + 2 < w && r >= 2 && r + 2 < h {
+                s.centre as i64
+            } else {
+                0
+            };
+            open += sign * (s.advance_open[rel] as i64 + centre);
+            end += sign * (s.advance_end[rel] as i64 + centre);
+        }
+    }
+    let d = dense_terms(pos);
+    fixed += s.runaway as i64 * d[Dense::Runaways as usize] as i64
+        + s.king_mobility as i64 * d[Dense::KingMobility as usize] as i64;
+    let p = phase(pos) as i64;
+    fixed as f64 + (open * (256 - p) + end * p) as f64 / 256.0
+}
+
+fn check_starting<R: Evaluate>() {
+    let start = starting::<R>(&R::START);
+    assert_eq!(start.variant, R::NAME);
+    assert_eq!(
+        start.scale,
+        kondavo::tools::train::FitOptions::default().scale
+    );
+    let dense = &start.to_float()[layout::<R::Geo>().dense_base()..];
+    assert_eq!(dense[Dense::Men as usize], [R::START.man as f32; 2]);
+    assert_eq!(dense[Dense::Kings as usize], [R::START.king as f32; 2]);
+    for t in [Dense::LongDiagonalKings, Dense::Tempo, Dense::SideToMove] {
+        assert_eq!(dense[t as usize], [0.0; 2], "{}: {t:?}", R::NAME);
+    }
+    let mut seen = [0; 3];
+    for pos in positions::<R>(23, 400) {
+        let want = starting_sum(&pos);
+        let got = start.white_score(&pos);
+        // Every square is covered by one, two or four windows, so each
+        // window's share of a man's value is a whole number of 1/UNIT
+        // centi-men and the weights hold it exactly: the only difference is
+        // white_score's one division, rounding towards zero.
+        assert!(
+            (got as f64 - want).abs() < 1.0,
+            "{}: starting weights give {got}, the square-by-square sum {want}",
+            R::NAME
+        );
+        let d = dense_terms(&pos);
+        seen[0] += (phase(&pos) > 128) as usize;
+        seen[1] += (d[Dense::Runaways as usize] != 0) as usize;
+        seen[2] += (d[Dense::KingMobility as usize] != 0) as usize;
+    }
+    // The playouts reach endgames, runaway men and kings.
+    assert!(seen.iter().all(|&n| n >= 10), "{}: {seen:?}", R::NAME);
+}
+
+#[test]
+fn starting_weights_score_material_advancement_centre_runaways_and_mobility() {
+    check_starting::<International>();
+    check_starting::<English>();
+    check_starting::<Italian>();
+    check_starting::<Brazilian>();
+    check_starting::<Spanish>();
+    check_starting::<Russian>();
+    check_starting::<Turkish>();
+}
+
+/// `--weights start:<variant>` plays with generation 0: the same analysis
+/// as the starting vector written to a file and installed as one, and not
+/// the shipped weights'; an unknown variant is refused by name.
+#[test]
+fn weights_start_installs_generation_zero() {
+    let dir = std::env::temp_dir().join(format!("kondavo-start-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("english-0.kdw");
+    std::fs::write(&file, starting::<English>(&English::START).to_bytes()).unwrap();
+    // After 12-16 24-20 8-12 27-24 10-14 23-18 (Black wins a king for a man
+    // a dozen plies on).
+    let fen = "B:W18,20,21,22,24,25,26,28,29,30,31,32:B1,2,3,4,5,6,7,9,11,12,14,16";
+    let analyse = |weights: &[&str]| {
+        let mut args = weights.to_vec();
+        args.extend([
+            "analyse",
+            "--variant",
+            "english",
+            "--fen",
+            fen,
+            "--depth",
+            "6",
+        ]);
+        let (out, err, ok) = common::kondavo(&args);
+        assert!(ok, "{err}");
+        // The line without the timing.
+        let v: Vec<&str> = out
+            .split(',')
+            .filter(|f| !f.starts_with("\"time\""))
+            .collect();
+        v.join(",")
+    };
+    let start = analyse(&["--weights", "start:english"]);
+    assert!(start.contains("\"score\":"), "{start}");
+    assert_eq!(start, analyse(&["--weights", file.to_str().unwrap()]));
+    assert_ne!(start, analyse(&[]), "the shipped weights differ");
+    let (_, err, ok) = common::kondavo(&["--weights", "start:draughts", "moves"]);
+    assert!(!ok && err.contains("unknown variant 'draughts'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

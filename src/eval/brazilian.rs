@@ -1,33 +1,30 @@
 //! Evaluation for Brazilian draughts (International rules on 8x8).
 
-use super::learned::Slot;
-use super::{evaluate_with, flying8_endgame, Evaluate, Weights};
+use super::learned::{Slot, Start};
+use super::{evaluate_with, flying8_endgame, Evaluate};
 use crate::position::Position;
 use crate::rules::Brazilian;
 
-/// A flying king on the small board is worth about two and a half men.
-const WEIGHTS: Weights = Weights {
+/// Generation 0: a flying king on the small board is worth about two and a
+/// half men.
+const START: Start = Start {
     man: 100,
     king: 250,
     advance_open: [0, 1, 2, 4, 6, 9, 14, 0, 0, 0],
     advance_end: [0, 3, 7, 12, 18, 26, 36, 0, 0, 0],
     centre: 6,
-    back_rank: 8,
-    supported: 3,
-    king_mobility: 2,
     runaway: 40,
-    balance: 2,
-    man_mobility: 1,
+    king_mobility: 2,
 };
 
-/// The learned weights, when the build has them.
+/// The learned weights in use.
 static LEARNED: Slot = Slot::new();
 
 /// The endgame databases in use.
 static EGDB: crate::egdb::Slot<Brazilian> = crate::egdb::Slot::new();
 
 impl Evaluate for Brazilian {
-    const WEIGHTS: Weights = WEIGHTS;
+    const START: Start = START;
 
     fn slot() -> &'static Slot {
         &LEARNED
@@ -38,6 +35,6 @@ impl Evaluate for Brazilian {
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, 3, flying8_endgame)
+        evaluate_with(pos, flying8_endgame)
     }
 }

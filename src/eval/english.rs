@@ -1,34 +1,29 @@
 //! Evaluation for English draughts (checkers).
 
-use super::learned::Slot;
-use super::{evaluate_with, short_king_endgame, Evaluate, Weights};
+use super::learned::{Slot, Start};
+use super::{evaluate_with, short_king_endgame, Evaluate};
 use crate::position::Position;
 use crate::rules::English;
 
-/// Short kings: a king is worth about 1.4 men. The back rank (the "bridge"
-/// squares) keeps the opponent from crowning; men capture forward only.
-const WEIGHTS: Weights = Weights {
+/// Generation 0: short kings, a king is worth about 1.4 men.
+const START: Start = Start {
     man: 100,
     king: 140,
     advance_open: [0, 0, 1, 2, 3, 5, 8, 0, 0, 0],
     advance_end: [0, 2, 5, 8, 12, 17, 24, 0, 0, 0],
     centre: 4,
-    back_rank: 9,
-    supported: 3,
-    king_mobility: 3,
     runaway: 30,
-    balance: 2,
-    man_mobility: 1,
+    king_mobility: 3,
 };
 
-/// The learned weights, when the build has them.
+/// The learned weights in use.
 static LEARNED: Slot = Slot::new();
 
 /// The endgame databases in use.
 static EGDB: crate::egdb::Slot<English> = crate::egdb::Slot::new();
 
 impl Evaluate for English {
-    const WEIGHTS: Weights = WEIGHTS;
+    const START: Start = START;
 
     fn slot() -> &'static Slot {
         &LEARNED
@@ -39,6 +34,6 @@ impl Evaluate for English {
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, 4, short_king_endgame)
+        evaluate_with(pos, short_king_endgame)
     }
 }

@@ -1,34 +1,31 @@
 //! Evaluation for International draughts (10x10).
 
-use super::learned::Slot;
-use super::{evaluate_with, lone_king_draw, Evaluate, Masks, Weights};
+use super::learned::{Slot, Start};
+use super::{evaluate_with, lone_king_draw, Evaluate, Masks};
 use crate::position::Position;
 use crate::rules::International;
 
-/// A flying king on 10x10 is worth about three men (Scan's material
-/// weights); men gain value as they advance, more so in the endgame.
-const WEIGHTS: Weights = Weights {
+/// Generation 0: a flying king on 10x10 is worth about three men (Scan's
+/// material weights); men gain value as they advance, more so in the
+/// endgame.
+const START: Start = Start {
     man: 100,
     king: 300,
     advance_open: [0, 0, 1, 2, 3, 4, 6, 8, 12, 0],
     advance_end: [0, 2, 4, 7, 10, 14, 19, 25, 34, 0],
     centre: 5,
-    back_rank: 6,
-    supported: 3,
-    king_mobility: 2,
     runaway: 40,
-    balance: 3,
-    man_mobility: 1,
+    king_mobility: 2,
 };
 
-/// The learned weights, when the build has them.
+/// The learned weights in use.
 static LEARNED: Slot = Slot::new();
 
 /// The endgame databases in use.
 static EGDB: crate::egdb::Slot<International> = crate::egdb::Slot::new();
 
 impl Evaluate for International {
-    const WEIGHTS: Weights = WEIGHTS;
+    const START: Start = START;
 
     fn slot() -> &'static Slot {
         &LEARNED
@@ -39,7 +36,7 @@ impl Evaluate for International {
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, 2, lone_king_endgame)
+        evaluate_with(pos, lone_king_endgame)
     }
 }
 

@@ -1,34 +1,30 @@
 //! Evaluation for Italian draughts.
 
-use super::learned::Slot;
-use super::{evaluate_with, short_king_endgame, Evaluate, Weights};
+use super::learned::{Slot, Start};
+use super::{evaluate_with, short_king_endgame, Evaluate};
 use crate::position::Position;
 use crate::rules::Italian;
 
-/// Short kings that men cannot capture: a king is worth a little more than
-/// in English (about 1.5 men).
-const WEIGHTS: Weights = Weights {
+/// Generation 0: short kings that men cannot capture, so a king is worth a
+/// little more than in English (about 1.5 men).
+const START: Start = Start {
     man: 100,
     king: 150,
     advance_open: [0, 0, 1, 2, 3, 5, 8, 0, 0, 0],
     advance_end: [0, 2, 5, 8, 12, 17, 24, 0, 0, 0],
     centre: 4,
-    back_rank: 9,
-    supported: 3,
-    king_mobility: 3,
     runaway: 30,
-    balance: 2,
-    man_mobility: 1,
+    king_mobility: 3,
 };
 
-/// The learned weights, when the build has them.
+/// The learned weights in use.
 static LEARNED: Slot = Slot::new();
 
 /// The endgame databases in use.
 static EGDB: crate::egdb::Slot<Italian> = crate::egdb::Slot::new();
 
 impl Evaluate for Italian {
-    const WEIGHTS: Weights = WEIGHTS;
+    const START: Start = START;
 
     fn slot() -> &'static Slot {
         &LEARNED
@@ -39,6 +35,6 @@ impl Evaluate for Italian {
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, 4, short_king_endgame)
+        evaluate_with(pos, short_king_endgame)
     }
 }

@@ -35,7 +35,7 @@ use crate::geometry::{Bitboard, Bits, Geometry};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
 
-use super::masks;
+use super::{masks, Evaluate};
 
 /// Version of the feature layout; a weights file of another version is
 /// refused.
@@ -504,6 +504,86 @@ impl Learned {
     }
 }
 
+/// The sigmoid scale of a fresh start, in centi-men: the trainer's own
+/// when it has no search scores to fit one to.
+pub const START_SCALE: f32 = 100.0;
+
+/// A variant's generation 0 in centi-men, from which [`starting`] builds
+/// weights in the learned layout.
+#[derive(Clone, Copy, Debug)]
+pub struct Start {
+    /// Value of a man.
+    pub man: i32,
+    /// Value of a king.
+    pub king: i32,
+    /// Bonus per man by relative rank (0 = own back rank), in the opening.
+    pub advance_open: [i32; 10],
+    /// The same in the endgame.
+    pub advance_end: [i32; 10],
+    /// Per man on a central square ([`super::Masks::centre`]).
+    pub centre: i32,
+    /// Per runaway man ([`Dense::Runaways`]).
+    pub runaway: i32,
+    /// Per square a king can move to ([`Dense::KingMobility`]).
+    pub king_mobility: i32,
+}
+
+/// Generation 0 of variant `R` in the learned layout: material, runaways
+/// and king mobility as dense terms; each man's square value (advancement
+/// by relative rank, blended by phase, plus the centre bonus) in the
+/// windows. A square's value is shared equally by the windows covering it,
+/// and each window entry holds the shares of the squares it reads as "own
+/// man", so the windows together count every man's value once. Black reads
+/// the turned board with the same tables, so its men get the values of
+/// their own relative ranks.
+pub fn starting<R: Rules>(start: &Start) -> Learned {
+    let layout = layout::<R::Geo>();
+    let centre = masks::<R::Geo>().centre;
+    let cover = |b: Bitboard| layout.windows.iter().filter(|&&w| w & b != 0).count() as f32;
+    let mut w = vec![[0f32; 2]; layout.features()];
+    for (table, &mask) in w.chunks_exact_mut(ENTRIES).zip(&layout.windows) {
+        // The window's squares in digit order (lowest bit first), each with
+        // its (opening, endgame) share.
+        let shares: Vec<[f32; 2]> = Bits(mask)
+            .map(|b| {
+                let rank = R::Geo::coords(R::Geo::square(b)).1;
+                let c = if b & centre != 0 { start.centre } else { 0 };
+                let n = cover(b);
+                [
+                    (start.advance_open[rank] + c) as f32 / n,
+                    (start.advance_end[rank] + c) as f32 / n,
+                ]
+            })
+            .collect();
+        for (e, entry) in table.iter_mut().enumerate() {
+            let mut digits = e;
+            for share in &shares {
+                if digits % 3 == 1 {
+                    entry[0] += share[0];
+                    entry[1] += share[1];
+                }
+                digits /= 3;
+            }
+        }
+    }
+    let base = layout.dense_base();
+    for (term, value) in [
+        (Dense::Men, start.man),
+        (Dense::Kings, start.king),
+        (Dense::KingMobility, start.king_mobility),
+        (Dense::Runaways, start.runaway),
+    ] {
+        w[base + term as usize] = [value as f32; 2];
+    }
+    Learned::from_float::<R::Geo>(
+        R::NAME,
+        &w,
+        START_SCALE,
+        "generation 0: material, advancement by rank, centre, runaways, king mobility",
+    )
+    .expect("weights of the layout's own size")
+}
+
 /// A cursor over a weights file.
 struct Reader<'a> {
     b: &'a [u8],
@@ -538,9 +618,10 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Where a variant's weights come from: the file given at start-up, or the
-/// one embedded in the binary, or none (the hand-set evaluation).
+/// one embedded in the binary, or, when the build embeds none, the
+/// variant's starting vector ([`starting`]).
 #[derive(Debug)]
-pub struct Slot(OnceLock<Option<Learned>>);
+pub struct Slot(OnceLock<Learned>);
 
 impl Slot {
     /// An empty slot.
@@ -548,14 +629,16 @@ impl Slot {
         Slot(OnceLock::new())
     }
 
-    /// The weights, loading the embedded ones on first use.
+    /// The weights, loading the embedded ones (or building the starting
+    /// vector) on first use.
     #[inline(always)]
-    pub fn get<R: Rules>(&self) -> Option<&Learned> {
-        self.0.get_or_init(embedded::<R>).as_ref()
+    pub fn get<R: Evaluate>(&self) -> &Learned {
+        self.0
+            .get_or_init(|| embedded::<R>().unwrap_or_else(|| starting::<R>(&R::START)))
     }
 
     /// Installs weights before first use; an error once the slot is in use.
-    pub fn set(&self, weights: Option<Learned>) -> Result<(), String> {
+    pub fn set(&self, weights: Learned) -> Result<(), String> {
         self.0
             .set(weights)
             .map_err(|_| "weights are already in use; set them before any search".to_string())
@@ -590,12 +673,12 @@ fn embedded<R: Rules>() -> Option<Learned> {
 }
 
 /// Installs the weights file at `path` for the variant it names (before
-/// any search); returns that variant. `hand:<variant>` installs none: that
-/// variant uses the hand-set evaluation.
+/// any search); returns that variant. `start:<variant>` installs that
+/// variant's starting vector (generation 0, [`starting`]).
 pub fn install_file(path: &str) -> Result<crate::Variant, String> {
-    if let Some(v) = path.strip_prefix("hand:") {
+    if let Some(v) = path.strip_prefix("start:") {
         let variant: crate::Variant = v.parse()?;
-        crate::with_rules!(variant, R => <R as super::Evaluate>::slot().set(None)?);
+        crate::with_rules!(variant, R => R::slot().set(starting::<R>(&R::START))?);
         return Ok(variant);
     }
     let bytes = std::fs::read(path).map_err(|e| format!("weights file {path}: {e}"))?;
@@ -609,7 +692,7 @@ pub fn install_file(path: &str) -> Result<crate::Variant, String> {
         .map_err(|_| format!("weights file {path}: unknown variant '{name}'"))?;
     crate::with_rules!(variant, R => {
         let l = Learned::from_bytes::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
-        <R as super::Evaluate>::slot().set(Some(l))?;
+        R::slot().set(l)?;
     });
     Ok(variant)
 }

@@ -1,34 +1,30 @@
 //! Evaluation for Russian draughts (shashki).
 
-use super::learned::Slot;
-use super::{evaluate_with, flying8_endgame, Evaluate, Weights};
+use super::learned::{Slot, Start};
+use super::{evaluate_with, flying8_endgame, Evaluate};
 use crate::position::Position;
 use crate::rules::Russian;
 
-/// As Brazilian, but men crowned in passing make advanced men and the long
-/// diagonal worth a little more.
-const WEIGHTS: Weights = Weights {
+/// Generation 0: as Brazilian, but men crowned in passing make advanced men
+/// and runaways worth a little more.
+const START: Start = Start {
     man: 100,
     king: 250,
     advance_open: [0, 1, 2, 4, 7, 10, 16, 0, 0, 0],
     advance_end: [0, 3, 7, 12, 18, 27, 38, 0, 0, 0],
     centre: 6,
-    back_rank: 8,
-    supported: 3,
-    king_mobility: 2,
     runaway: 45,
-    balance: 2,
-    man_mobility: 1,
+    king_mobility: 2,
 };
 
-/// The learned weights, when the build has them.
+/// The learned weights in use.
 static LEARNED: Slot = Slot::new();
 
 /// The endgame databases in use.
 static EGDB: crate::egdb::Slot<Russian> = crate::egdb::Slot::new();
 
 impl Evaluate for Russian {
-    const WEIGHTS: Weights = WEIGHTS;
+    const START: Start = START;
 
     fn slot() -> &'static Slot {
         &LEARNED
@@ -39,6 +35,6 @@ impl Evaluate for Russian {
     }
 
     fn evaluate(pos: &Position<Self>) -> i32 {
-        evaluate_with(pos, 3, flying8_endgame)
+        evaluate_with(pos, flying8_endgame)
     }
 }

@@ -17,7 +17,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::eval::learned::{features, layout, phase, Dense, Learned, DENSE_NAMES};
+use crate::eval::learned::{
+    features, layout, phase, starting, Dense, Learned, DENSE_NAMES, START_SCALE,
+};
 use crate::eval::Evaluate;
 use crate::search::WIN_BOUND;
 use crate::tools::selfplay::{read_games, replay, Sample, SplitMix, NO_SCORE};
@@ -57,7 +59,7 @@ impl Default for FitOptions {
             lr: 1.0,
             batch: 16_384,
             seed: 1,
-            scale: 100.0,
+            scale: START_SCALE,
         }
     }
 }
@@ -300,8 +302,8 @@ pub struct TrainOptions {
     pub data: Vec<String>,
     /// Weights file to write.
     pub out: String,
-    /// Weights to start from (a previous generation); material only when
-    /// absent.
+    /// Weights to start from (a previous generation); the variant's
+    /// generation 0 ([`starting`]) when absent.
     pub init: Option<Learned>,
     /// Share of the games held out for validation.
     pub valid: f64,
@@ -412,12 +414,7 @@ pub fn run_train<R: Evaluate>(
     };
     let init = match &opts.init {
         Some(l) => l.to_float(),
-        None => {
-            let mut w = vec![[0f32; 2]; lay.features()];
-            w[men] = [R::WEIGHTS.man as f32; 2];
-            w[kings] = [R::WEIGHTS.king as f32; 2];
-            w
-        }
+        None => starting::<R>(&R::START).to_float(),
     };
     let mut fit_opts = opts.fit.clone();
     fit_opts.scale = scale;
