@@ -508,9 +508,12 @@ fn draw_test_position_is_quiet_and_won() {
             assert!(!mv.is_capture() && pos.kings() & (1u64 << mv.from) != 0);
             assert!(!pos.is_irreversible(mv));
         }
-        // Clearly ahead: half a man or more, whatever the weights.
+        // Clearly ahead, whatever the weights: a quarter of a man or more
+        // (the learned weights value a man at 100 in the opening but 21 to
+        // 99 with no men left, so two kings against a man score 41 in
+        // English).
         let r = search_job(&job(pos, Limits::depth(6), 1));
-        assert!(r.score > 50, "{} {}: {}", R::NAME, write_fen(&pos), r.score);
+        assert!(r.score > 25, "{} {}: {}", R::NAME, write_fen(&pos), r.score);
     });
 }
 
