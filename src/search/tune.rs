@@ -38,7 +38,7 @@ pub struct Params {
 pub const DEFAULT: Params = Params {
     aspiration_window: 15,
     prune_min_depth: 3,
-    prune_margin_per_depth: 10,
+    prune_margin_per_depth: 7,
     prune_depth_percent: 40,
     lmr_min_depth: 2,
     lmr_pv_moves: 3,
