@@ -215,13 +215,12 @@ const SAMPLE_TRIES: usize = 1_000_000;
 /// it; Black is to move half the time.
 fn sample_won<R: Rules>(
     db: &Egdb<R>,
-    sigs: &[egdb::index::Signature],
+    layouts: &[egdb::Layout<R>],
     min_plies: u32,
     rng: &mut SplitMix,
 ) -> Option<Position<R>> {
     for _ in 0..SAMPLE_TRIES {
-        let sig = sigs[rng.below(sigs.len())];
-        let layout = egdb::index::Layout::<R>::new(sig);
+        let layout = &layouts[rng.below(layouts.len())];
         let mut pos = layout.position(rng.next_u64() % layout.size());
         if rng.below(2) == 1 {
             pos = egdb::flip(&pos);
@@ -299,14 +298,16 @@ fn convert<R: Evaluate>(
     let db = R::egdb()
         .get()
         .ok_or_else(|| "the endgame tables did not load".to_string())?;
-    let sigs: Vec<_> = egdb::index::Signature::all(opts.pieces)
+    // Each signature's numbering, built once for every draw.
+    let layouts: Vec<_> = egdb::Signature::all(opts.pieces)
         .into_iter()
         .filter(|s| s.pieces() == opts.pieces)
+        .map(egdb::Layout::<R>::new)
         .collect();
     let mut rng = SplitMix::new(opts.seed);
     let mut starts = Vec::with_capacity(opts.positions);
     for _ in 0..opts.positions {
-        let pos = sample_won(&db, &sigs, opts.min_plies, &mut rng).ok_or_else(|| {
+        let pos = sample_won(&db, &layouts, opts.min_plies, &mut rng).ok_or_else(|| {
             format!(
                 "no {}-piece position won in {} plies or more found in {SAMPLE_TRIES} draws",
                 opts.pieces, opts.min_plies
