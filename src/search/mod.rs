@@ -549,6 +549,9 @@ impl<R: Evaluate> Worker<R> {
         let bonus = (depth * depth).min(400);
         let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
         update(self.history_of_mut(&mv), bonus);
+        if !self.p.history_malus {
+            return;
+        }
         for &i in tried {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
@@ -559,14 +562,15 @@ impl<R: Evaluate> Worker<R> {
 
     /// Quiescence search: captures are forced, so a position with a capture
     /// is never a leaf; a quiet position where the opponent threatens a
-    /// capture is looked at one ply deeper (once per line).
+    /// capture is looked at one ply deeper (`q_threats` times per line;
+    /// `threats` counts those already taken).
     fn qsearch(
         &mut self,
         pos: &Position<R>,
         mut alpha: Score,
         beta: Score,
         ply: usize,
-        threat_done: bool,
+        threats: u8,
     ) -> Score {
         self.count_node();
         if self.stopped {
@@ -583,7 +587,9 @@ impl<R: Evaluate> Worker<R> {
                 return s;
             }
         }
-        let threat = list.is_empty() && !threat_done && side_has_capture(pos, pos.side().flip());
+        let threat = list.is_empty()
+            && threats < self.p.q_threats
+            && side_has_capture(pos, pos.side().flip());
         if list.is_empty() && !threat {
             self.leaves += 1;
             self.leaf_plies += ply as u64;
@@ -605,7 +611,7 @@ impl<R: Evaluate> Worker<R> {
             // repetition), so the child's key is left stale.
             let mut child = *pos;
             child.play_with::<false>(mv);
-            let s = -self.qsearch(&child, -beta, -alpha, ply + 1, threat_done || threat);
+            let s = -self.qsearch(&child, -beta, -alpha, ply + 1, threats + threat as u8);
             if self.stopped {
                 return 0;
             }
@@ -644,7 +650,7 @@ impl<R: Evaluate> Worker<R> {
             return alpha;
         }
         if depth <= 0 || ply >= MAX_PLY - 2 {
-            return self.qsearch(pos, alpha, beta, ply, false);
+            return self.qsearch(pos, alpha, beta, ply, 0);
         }
         self.count_node();
         if self.stopped {
@@ -787,7 +793,9 @@ impl<R: Evaluate> Worker<R> {
                     && i >= late
                     && move_score < 1 << 20
                 {
-                    r = 1 + (!PV && i >= self.p.lmr_deep_moves) as i32;
+                    r = 1
+                        + (!PV && i >= self.p.lmr_deep_moves) as i32
+                        + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32;
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(

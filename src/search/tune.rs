@@ -30,8 +30,17 @@ pub struct Params {
     /// ...and this many at other nodes (`lmr-moves`)...
     pub lmr_non_pv_moves: usize,
     /// ...reducing by two plies after this many moves at non-PV nodes
-    /// (`lmr-deep-moves`).
+    /// (`lmr-deep-moves`)...
     pub lmr_deep_moves: usize,
+    /// ...and by three after this many, from depth 6 (`lmr-third-moves`;
+    /// 1000: never).
+    pub lmr_third_moves: usize,
+    /// Quiet positions where the opponent threatens a capture are looked at
+    /// one ply deeper this many times per quiescence line (`q-threats`).
+    pub q_threats: u8,
+    /// Quiet moves tried before a cut-off lose history (`history-malus`,
+    /// 0 or 1).
+    pub history_malus: bool,
 }
 
 /// The parameters the engine plays with.
@@ -44,6 +53,9 @@ pub const DEFAULT: Params = Params {
     lmr_pv_moves: 3,
     lmr_non_pv_moves: 1,
     lmr_deep_moves: 4,
+    lmr_third_moves: 1000,
+    q_threats: 1,
+    history_malus: true,
 };
 
 impl Params {
@@ -69,10 +81,14 @@ impl Params {
                 "lmr-pv-moves" => p.lmr_pv_moves = v as usize,
                 "lmr-moves" => p.lmr_non_pv_moves = v as usize,
                 "lmr-deep-moves" => p.lmr_deep_moves = v as usize,
+                "lmr-third-moves" => p.lmr_third_moves = v as usize,
+                "q-threats" => p.q_threats = v.min(8) as u8,
+                "history-malus" => p.history_malus = v != 0,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' (aspiration, prune-min-depth, prune-margin, \
-                         prune-percent, lmr-min-depth, lmr-pv-moves, lmr-moves, lmr-deep-moves)"
+                         prune-percent, lmr-min-depth, lmr-pv-moves, lmr-moves, lmr-deep-moves, \
+                         lmr-third-moves, q-threats, history-malus)"
                     ))
                 }
             }
@@ -100,9 +116,12 @@ mod tests {
 
     #[test]
     fn settings_parse_and_bad_ones_are_refused() {
-        let p = Params::parse("prune-margin=14, lmr-deep-moves=6").unwrap();
+        let p = Params::parse("prune-margin=14, lmr-deep-moves=6, q-threats=2, history-malus=0")
+            .unwrap();
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
+        assert_eq!(p.q_threats, 2);
+        assert!(!p.history_malus);
         assert_eq!(p.lmr_pv_moves, DEFAULT.lmr_pv_moves);
         assert_eq!(Params::parse("").unwrap(), DEFAULT);
         assert!(Params::parse("prune-margin")
