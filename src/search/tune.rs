@@ -58,6 +58,21 @@ pub const DEFAULT: Params = Params {
     history_malus: true,
 };
 
+/// Every setting `KONDAVO_TUNE` takes, as named in an error.
+pub const NAMES: [&str; 11] = [
+    "aspiration",
+    "prune-min-depth",
+    "prune-margin",
+    "prune-percent",
+    "lmr-min-depth",
+    "lmr-pv-moves",
+    "lmr-moves",
+    "lmr-deep-moves",
+    "lmr-third-moves",
+    "q-threats",
+    "history-malus",
+];
+
 impl Params {
     /// The defaults with `text` (`name=value,...`) applied.
     pub fn parse(text: &str) -> Result<Params, String> {
@@ -86,9 +101,8 @@ impl Params {
                 "history-malus" => p.history_malus = v != 0,
                 other => {
                     return Err(format!(
-                        "unknown parameter '{other}' (aspiration, prune-min-depth, prune-margin, \
-                         prune-percent, lmr-min-depth, lmr-pv-moves, lmr-moves, lmr-deep-moves, \
-                         lmr-third-moves, q-threats, history-malus)"
+                        "unknown parameter '{other}' ({})",
+                        NAMES.join(", ")
                     ))
                 }
             }
@@ -133,5 +147,8 @@ mod tests {
         assert!(Params::parse("speed=9")
             .unwrap_err()
             .contains("unknown parameter"));
+        for name in NAMES {
+            assert!(Params::parse(&format!("{name}=2")).is_ok(), "{name}");
+        }
     }
 }
