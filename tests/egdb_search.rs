@@ -108,6 +108,12 @@ fn analyse_shows_the_tables_value() {
     assert!(out.contains("\"egdb\":\"win 9\""), "{out}");
     assert!(out.contains("\"win\":9"), "{out}");
     assert!(out.contains("\"bestmove\":\"32-27\""), "{out}");
+    let hits = out
+        .split("\"egdb_hits\":")
+        .nth(1)
+        .and_then(|t| t.split(',').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(hits.is_some_and(|n| n > 0), "{out}");
     // Out of range: no `egdb` field.
     let (out, _, ok) = common::kondavo(&[
         "analyse",
@@ -204,7 +210,20 @@ fn the_hub_loads_the_tables_and_refuses_a_missing_directory() {
             .any(|l| l == "info string endgame databases: 3 pieces of english loaded"),
         "{lines:?}"
     );
-    assert!(lines.iter().any(|l| l.contains("score=99.91")), "{lines:?}");
+    // The line keeps the Hub's field order; the database hits (all
+    // threads) come after the principal variation.
+    let info = lines
+        .iter()
+        .find(|l| l.contains("score=99.91"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(info.starts_with("info depth="), "{info}");
+    let hits = info
+        .split(" egdb-hits=")
+        .nth(1)
+        .and_then(|n| n.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(hits.is_some_and(|n| n > 0), "{info}");
+    assert!(info.find(" pv=").unwrap() < info.find(" egdb-hits=").unwrap());
     assert!(
         lines.iter().any(|l| l.starts_with("done move=32-27")),
         "{lines:?}"

@@ -155,6 +155,9 @@ pub fn info_line<R: Evaluate>(root: &Position<R>, info: &Info, multipv: bool) ->
         nps,
         quote(&pv.join(" "))
     );
+    if info.egdb_hits > 0 {
+        s.push_str(&format!(" egdb-hits={}", info.egdb_hits));
+    }
     if multipv {
         s.push_str(&format!(" multipv={}", info.multipv));
     }

@@ -110,6 +110,9 @@ pub struct Shared {
     pub stop: AtomicBool,
     /// Nodes searched by all threads in the current search.
     pub nodes: AtomicU64,
+    /// Positions all threads found in the endgame databases in the current
+    /// search (added with the nodes, every `CHECK_EVERY` nodes).
+    pub egdb_hits: AtomicU64,
     /// The search is pondering: no clock until `ponder-hit`.
     pub pondering: AtomicBool,
     /// The transposition table.
@@ -139,6 +142,7 @@ impl Shared {
         Shared {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            egdb_hits: AtomicU64::new(0),
             pondering: AtomicBool::new(false),
             tt: TranspositionTable::new(hash_mib),
             lines_tt: OnceLock::new(),
@@ -203,7 +207,7 @@ pub struct Info {
     pub pv: Vec<Move>,
     /// Index of the line (1 = best) in multi-PV mode.
     pub multipv: usize,
-    /// Positions this thread found in the endgame databases so far.
+    /// Positions all threads found in the endgame databases so far.
     pub egdb_hits: u64,
 }
 
@@ -226,7 +230,7 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
     /// All lines of the last iteration in multi-PV mode (best first).
     pub lines: Vec<Info>,
-    /// Positions the main thread found in the endgame databases.
+    /// Positions all threads found in the endgame databases.
     pub egdb_hits: u64,
 }
 
@@ -347,7 +351,8 @@ pub struct Worker<R: Evaluate> {
     /// when it starts), and their largest piece count (0 without).
     egdb: Option<Arc<Egdb<R>>>,
     egdb_pieces: u32,
-    egdb_hits: u64,
+    /// Database hits not yet added to [`Shared::egdb_hits`].
+    local_egdb_hits: u64,
     /// The tunable parameters, copied when the search starts.
     p: tune::Params,
     rules: std::marker::PhantomData<R>,
@@ -384,7 +389,7 @@ impl<R: Evaluate> Worker<R> {
             other_line: false,
             egdb: None,
             egdb_pieces: 0,
-            egdb_hits: 0,
+            local_egdb_hits: 0,
             p: tune::DEFAULT,
             rules: std::marker::PhantomData,
         }
@@ -403,6 +408,12 @@ impl<R: Evaluate> Worker<R> {
             .nodes
             .fetch_add(self.local_nodes, Ordering::Relaxed);
         self.local_nodes = 0;
+        if self.local_egdb_hits > 0 {
+            self.shared
+                .egdb_hits
+                .fetch_add(self.local_egdb_hits, Ordering::Relaxed);
+            self.local_egdb_hits = 0;
+        }
     }
 
     /// Counts a node; every `CHECK_EVERY` nodes looks at the stop flag, and
@@ -480,7 +491,7 @@ impl<R: Evaluate> Worker<R> {
             return None;
         }
         let (wdl, d) = self.egdb.as_deref()?.probe(pos)?;
-        self.egdb_hits += 1;
+        self.local_egdb_hits += 1;
         Some(egdb_score(wdl, d, ply))
     }
 
@@ -956,7 +967,7 @@ impl<R: Evaluate> Worker<R> {
             time: job.start.elapsed(),
             pv: rm.pv.clone(),
             multipv: k + 1,
-            egdb_hits: self.egdb_hits,
+            egdb_hits: self.shared.egdb_hits.load(Ordering::Relaxed) + self.local_egdb_hits,
         }
     }
 
@@ -1041,7 +1052,7 @@ impl<R: Evaluate> Worker<R> {
         self.local_nodes = 0;
         self.egdb = R::egdb().get();
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
-        self.egdb_hits = 0;
+        self.local_egdb_hits = 0;
         self.p = *tune::params();
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start);
@@ -1168,7 +1179,7 @@ impl<R: Evaluate> Worker<R> {
         self.flush_nodes();
         result.nodes = self.shared.nodes.load(Ordering::Relaxed);
         result.time = job.start.elapsed();
-        result.egdb_hits = self.egdb_hits;
+        result.egdb_hits = self.shared.egdb_hits.load(Ordering::Relaxed);
         result
     }
 

@@ -207,6 +207,7 @@ impl<R: Evaluate> Searcher<R> {
     /// stop or ponder hit may already have arrived).
     pub fn search_armed(&mut self, job: &Job<R>, report: &mut dyn FnMut(&Info)) -> SearchResult {
         self.shared.nodes.store(0, Ordering::Relaxed);
+        self.shared.egdb_hits.store(0, Ordering::Relaxed);
         self.shared.tt.new_search();
         for h in &self.helpers {
             let _ = h.jobs.send(HelperMsg::Search(Box::new(job.clone())));
@@ -249,6 +250,7 @@ impl<R: Evaluate> Searcher<R> {
                 .or_else(|| list.first().copied());
         }
         result.nodes = self.shared.nodes.load(Ordering::Relaxed);
+        result.egdb_hits = self.shared.egdb_hits.load(Ordering::Relaxed);
         result.time = job.start.elapsed();
         result
     }

@@ -144,8 +144,14 @@ pub fn result_json<R: Evaluate>(pos: &Position<R>, r: &SearchResult, extra: &str
         .and_then(|db| db.value(pos))
         .map(|v| format!(",\"egdb\":{}", json_string(&crate::egdb::value_text(v))))
         .unwrap_or_default();
+    // How many positions the search found in the databases, when any.
+    let hits = if r.egdb_hits > 0 {
+        format!(",\"egdb_hits\":{}", r.egdb_hits)
+    } else {
+        String::new()
+    };
     format!(
-        "{{\"fen\":{},{}\"bestmove\":{},{}{egdb},\"depth\":{},\"nodes\":{},\"time\":{:.3},\"pv\":{},\"lines\":[{}]}}",
+        "{{\"fen\":{},{}\"bestmove\":{},{}{egdb},\"depth\":{},\"nodes\":{}{hits},\"time\":{:.3},\"pv\":{},\"lines\":[{}]}}",
         json_string(&write_fen(pos)),
         extra,
         json_string(&move_to_pdn(pos, &best)),

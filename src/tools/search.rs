@@ -27,7 +27,7 @@ pub fn info_line<R: Evaluate>(root: &Position<R>, info: &Info) -> String {
     } else {
         0.0
     };
-    format!(
+    let mut s = format!(
         "depth={} seldepth={} score={} nodes={} nps={:.0} time={:.3} pv={}",
         info.depth,
         info.seldepth,
@@ -36,7 +36,11 @@ pub fn info_line<R: Evaluate>(root: &Position<R>, info: &Info) -> String {
         nps,
         secs,
         line_to_pdn(root, &info.pv).join(" ")
-    )
+    );
+    if info.egdb_hits > 0 {
+        s.push_str(&format!(" egdb-hits={}", info.egdb_hits));
+    }
+    s
 }
 
 /// A job with the given limits from `root`, no game history.
