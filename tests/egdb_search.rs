@@ -48,6 +48,15 @@ fn table(fen: &str) -> (Wdl, u8) {
     db.probe(&parse_fen::<English>(fen).unwrap()).unwrap()
 }
 
+/// The number that follows the first `key` in `text`, if any.
+fn number_after(text: &str, key: &str) -> Option<u64> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
 /// King against king with the opposition (Lasker's diagram 88): White to
 /// play wins in 9 plies by 32-27, Black to play draws.
 #[test]
@@ -108,11 +117,7 @@ fn analyse_shows_the_tables_value() {
     assert!(out.contains("\"egdb\":\"win 9\""), "{out}");
     assert!(out.contains("\"win\":9"), "{out}");
     assert!(out.contains("\"bestmove\":\"32-27\""), "{out}");
-    let hits = out
-        .split("\"egdb_hits\":")
-        .nth(1)
-        .and_then(|t| t.split(',').next())
-        .and_then(|n| n.parse::<u64>().ok());
+    let hits = number_after(&out, "\"egdb_hits\":");
     assert!(hits.is_some_and(|n| n > 0), "{out}");
     // Out of range: no `egdb` field.
     let (out, _, ok) = common::kondavo(&[
@@ -217,11 +222,7 @@ fn the_hub_loads_the_tables_and_refuses_a_missing_directory() {
         .find(|l| l.contains("score=99.91"))
         .unwrap_or_else(|| panic!("{lines:?}"));
     assert!(info.starts_with("info depth="), "{info}");
-    let hits = info
-        .split(" egdb-hits=")
-        .nth(1)
-        .and_then(|n| n.split(' ').next())
-        .and_then(|n| n.parse::<u64>().ok());
+    let hits = number_after(info, " egdb-hits=");
     assert!(hits.is_some_and(|n| n > 0), "{info}");
     assert!(info.find(" pv=").unwrap() < info.find(" egdb-hits=").unwrap());
     assert!(
