@@ -393,18 +393,40 @@ fn man_jumps<R: Rules>(pos: &Position<R>, side: Color, empty: Bitboard) -> [Bitb
     froms
 }
 
-/// Whether a king of `side` can capture (ray scan per king).
+/// Whether a king of `side` can capture. Flying kings: per direction, all
+/// kings' rays are filled through empty squares at once (a fixed number of
+/// steps, no branch), and a capture is a victim first met with an empty
+/// square behind it. Short kings: a step and a jump per king.
 #[inline]
 fn kings_capture<R: Rules>(pos: &Position<R>, side: Color, empty: Bitboard) -> bool {
     let victims = pos.pieces(side.flip());
-    for k in Bits(pos.kings_of(side)) {
+    let kings = pos.kings_of(side);
+    if R::FLYING_KINGS {
+        if kings == 0 {
+            return false;
+        }
+        // A victim stands at most LINE - 2 steps away (a landing square
+        // behind it), so the empty squares before it are at most LINE - 3
+        // steps away: the first step and LINE - 4 more reach them.
+        let line = if R::Geo::WIDTH > R::Geo::HEIGHT {
+            R::Geo::WIDTH
+        } else {
+            R::Geo::HEIGHT
+        };
+        let mut hit = 0;
         for d in 0..4 {
-            let mut sq = R::Geo::step(k, d);
-            if R::FLYING_KINGS {
-                while sq & empty != 0 {
-                    sq = R::Geo::step(sq, d);
-                }
+            let mut fill = R::Geo::step(kings, d) & empty;
+            for _ in 0..line.saturating_sub(4) {
+                fill |= R::Geo::step(fill, d) & empty;
             }
+            let first = R::Geo::step(fill | kings, d) & victims;
+            hit |= R::Geo::step(first, d) & empty;
+        }
+        return hit != 0;
+    }
+    for k in Bits(kings) {
+        for d in 0..4 {
+            let sq = R::Geo::step(k, d);
             if sq & victims != 0 && R::Geo::step(sq, d) & empty != 0 {
                 return true;
             }

@@ -190,24 +190,75 @@ fn rank_in(domain: Bitboard, p: Bitboard) -> u64 {
 fn unrank_in(domain: Bitboard, n: usize, k: usize, mut r: u64) -> Bitboard {
     let mut out = 0;
     let mut c = n;
-    for i in (1..=k).rev() {
+    let mut i = k;
+    while i > 2 {
         c -= 1;
         while binom(c, i) > r {
             c -= 1;
         }
         r -= binom(c, i);
         out |= select(domain, c);
+        i -= 1;
+    }
+    if i == 2 {
+        // The largest c with c (c - 1) / 2 <= r, from the square root,
+        // then made exact.
+        let mut c = ((1.0 + (1.0 + 8.0 * r as f64).sqrt()) / 2.0) as usize;
+        while binom(c, 2) > r {
+            c -= 1;
+        }
+        while binom(c + 1, 2) <= r {
+            c += 1;
+        }
+        r -= binom(c, 2);
+        out |= select(domain, c);
+        i = 1;
+    }
+    if i == 1 {
+        // C(c, 1) = c.
+        out |= select(domain, r as usize);
     }
     out
 }
 
-/// The `c`-th square (from 0, lowest bit first) of `d`, as a one-bit board.
-#[inline(always)]
-fn select(mut d: Bitboard, c: usize) -> Bitboard {
-    for _ in 0..c {
-        d &= d - 1;
+/// For each byte and each `i` below its number of bits, the place of its
+/// `i`-th bit (from 0, lowest first).
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                t[b][i] = bit as u8;
+                i += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
     }
-    d & d.wrapping_neg()
+    t
+}
+
+static SELECT8: [[u8; 8]; 256] = select_table();
+
+/// The `c`-th square (from 0, lowest bit first) of `d`, which has more than
+/// `c`, as a one-bit board: halves, quarters and eighths of the word are
+/// skipped by their bit counts, then a table finds the bit in its byte.
+#[inline(always)]
+fn select(d: Bitboard, c: usize) -> Bitboard {
+    let mut c = c as u32;
+    let mut shift = 0u32;
+    let mut w = d;
+    for half in [32u32, 16, 8] {
+        let low = (w & ((1u64 << half) - 1)).count_ones();
+        let skip = (c >= low) as u32;
+        c -= low * skip;
+        shift += half * skip;
+        w >>= half * skip;
+    }
+    1u64 << (shift + SELECT8[(w & 0xFF) as usize][c as usize & 7] as u32)
 }
 
 /// The numbering of the positions of one signature with White to move.
