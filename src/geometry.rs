@@ -107,6 +107,21 @@ pub trait Geometry: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
 
     /// Whether two bit indices lie on the same rank.
     fn same_rank(a: u8, b: u8) -> bool;
+
+    /// Whether [`Geometry::mirror`] maps the playable squares onto
+    /// themselves. Every rule set's men move alike to the left and to the
+    /// right, so there the mirror is a symmetry of the rules: a position
+    /// and its mirror image have the same value (the endgame solver solves
+    /// one of the two). False where the mirror would take dark squares to
+    /// light ones (every diagonal board).
+    const MIRRORS: bool = false;
+
+    /// The board reflected left to right (file `f` to `WIDTH - 1 - f`),
+    /// where [`Geometry::MIRRORS`]; the identity elsewhere.
+    #[inline(always)]
+    fn mirror(b: Bitboard) -> Bitboard {
+        b
+    }
 }
 
 /// Builds the playable-square mask of a ghost layout with `h` squares per row
@@ -287,6 +302,14 @@ impl Geometry for Ortho8 {
     fn same_rank(a: u8, b: u8) -> bool {
         a >> 3 == b >> 3
     }
+
+    const MIRRORS: bool = true;
+
+    /// Each rank's eight bits reversed: a1 <-> h1.
+    #[inline(always)]
+    fn mirror(b: Bitboard) -> Bitboard {
+        b.reverse_bits().swap_bytes()
+    }
 }
 
 /// All squares reachable from `b` (one bit) in direction `d` through empty
@@ -348,6 +371,22 @@ mod tests {
                 let on = G::coords(s).1 == rank;
                 assert_eq!(mask & G::bit(s) != 0, on, "rank {rank} square {s}");
             }
+        }
+        // The mirror takes each square to the one reflected left to right,
+        // where that square is playable on every square, and nowhere else.
+        let reflected = (0..G::NUM_SQUARES).all(|s| {
+            let (f, r) = G::coords(s);
+            G::from_coords(G::WIDTH - 1 - f, r).is_some()
+        });
+        assert_eq!(G::MIRRORS, reflected);
+        for s in 0..G::NUM_SQUARES {
+            let (f, r) = G::coords(s);
+            let expect = if G::MIRRORS {
+                G::bit(G::from_coords(G::WIDTH - 1 - f, r).expect("reflected"))
+            } else {
+                G::bit(s)
+            };
+            assert_eq!(G::mirror(G::bit(s)), expect, "square {s}");
         }
     }
 

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use kondavo::egdb::build::{build, build_signatures, closure};
+use kondavo::egdb::build::{build, build_signatures, closure, solve_unit};
 use kondavo::egdb::verify::verify;
-use kondavo::egdb::{flip, turn, Egdb, Layout, Signature, Wdl};
+use kondavo::egdb::{flip, mirror, turn, Egdb, Layout, Signature, Wdl};
 use kondavo::geometry::{Bitboard, Geometry};
 use kondavo::notation::fen::parse_fen;
 use kondavo::rules::{
@@ -194,6 +194,49 @@ fn every_variant_verifies_up_to_three_pieces() {
     build_and_verify::<Spanish>(3);
     build_and_verify::<Russian>(3);
     build_and_verify::<Turkish>(3);
+}
+
+/// Turkish tables solved once a mirror pair (see `solve_unit`) are the
+/// tables solved position by position, in every unit up to three pieces
+/// (with men) and in two kings against two (where positions can be their
+/// own mirror image).
+#[test]
+fn turkish_tables_solved_by_mirror_pairs_match_the_full_solution() {
+    let mut targets = Signature::all(3);
+    targets.push("0202".parse().unwrap());
+    let sigs = closure(&targets);
+    let mut store = Egdb::<Turkish>::empty();
+    let mut symmetric_positions = 0;
+    for (i, &sig) in sigs.iter().enumerate() {
+        let twin = sig.flipped();
+        if sigs[..i].contains(&twin) {
+            continue;
+        }
+        let unit: Vec<Signature> = if twin == sig {
+            vec![sig]
+        } else {
+            vec![sig, twin]
+        };
+        let full = solve_unit(&store, &unit, false).unwrap();
+        let paired = solve_unit(&store, &unit, true).unwrap();
+        for ((&s, a), b) in unit.iter().zip(&full).zip(&paired) {
+            assert!(a == b, "turkish {s}: the two solutions differ");
+            let layout = Layout::<Turkish>::new(s);
+            symmetric_positions += (0..layout.size())
+                .filter(|&i| {
+                    let p = layout.position(i);
+                    layout.index(&mirror(&p)) == i
+                })
+                .count();
+        }
+        for (&s, values) in unit.iter().zip(full) {
+            store.insert(s, values);
+        }
+    }
+    // Two kings a side can stand as their own mirror image (an odd number
+    // of pieces never can: no square is its own reflection).
+    assert!(symmetric_positions > 0);
+    assert!(store.has("0202".parse().unwrap()));
 }
 
 /// A damaged file is refused by its checksum, and the next build solves it

@@ -23,6 +23,11 @@
 //!    all its children: a loss is queued at its distance.
 //! 3. What is never settled is a draw.
 //!
+//! On a board whose left-right mirror is a symmetry of the rules (Turkish),
+//! a position and its mirror image share one entry, so about half the
+//! positions are solved and the rest take their mirror image's value (see
+//! [`solve_unit`]).
+//!
 //! Predecessors are generated loosely (each of the mover's kings slid back
 //! along every line, each man stepped back against each of its move
 //! directions, onto an empty square) and kept only when the move generator
@@ -39,7 +44,7 @@ use rayon::prelude::*;
 use super::file::{read_file, write_file};
 use super::index::{Layout, Signature};
 use super::probe::Egdb;
-use super::{decode, encode, flip, table_path, Minimax, Value, Wdl};
+use super::{decode, encode, flip, mirror, table_path, Minimax, Value, Wdl};
 use crate::geometry::{opposite, Bits, Geometry};
 use crate::movegen::{generate, has_capture, MoveList};
 use crate::position::Position;
@@ -171,7 +176,7 @@ pub fn build_signatures<R: Rules>(
             .collect();
         let (tables, built) = match loaded {
             Ok(t) => (t, false),
-            Err(_) => (solve_unit(&store, &unit)?, true),
+            Err(_) => (solve_unit(&store, &unit, true)?, true),
         };
         let n = sig.pieces();
         if reports.last().map(|r| r.pieces) != Some(n) {
@@ -253,6 +258,28 @@ fn unpack(e: u64) -> (usize, usize, bool) {
     ((e >> 2) as usize, ((e >> 1) & 1) as usize, e & 1 != 0)
 }
 
+/// An entry found for a level, in one word (8 bytes a queued position, as
+/// many positions of a unit can be): the level above bit 48 (an index has
+/// fewer than 46 bits), the entry below.
+#[inline(always)]
+fn at_level(level: u32, e: u64) -> u64 {
+    ((level as u64) << 48) | e
+}
+
+/// Files entries found by the threads (one list each, dropped as it is
+/// read) under their levels.
+fn file_found(buckets: &mut Vec<Vec<u64>>, found: Vec<Vec<u64>>) {
+    for list in found {
+        for q in list {
+            let l = (q >> 48) as usize;
+            if buckets.len() <= l {
+                buckets.resize_with(l + 1, Vec::new);
+            }
+            buckets[l].push(q & ((1 << 48) - 1));
+        }
+    }
+}
+
 /// Calls `f` with every predecessor (flipped to White to move) of `x`
 /// (White to move): the positions with Black to move from which a legal
 /// quiet, non-promoting move of Black's leads to `x`.
@@ -313,7 +340,28 @@ pub fn for_each_predecessor<R: Rules>(x: &Position<R>, mut f: impl FnMut(&Positi
 
 /// Solves the tables of one unit (a signature, and its flip when that
 /// differs), given every table its captures and promotions lead to.
-fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<Value>>, String> {
+///
+/// With `use_mirror`, on a board whose left-right mirror is a symmetry of
+/// the rules ([`Geometry::MIRRORS`]), a position and its mirror image (same
+/// signature, same table) share one entry, the smaller of their two
+/// indices, and only those entries are solved; the other takes the value
+/// when the entry is settled. A settled child then stands for itself and
+/// its mirror image, so the count of a predecessor `p` (its moves into the
+/// unit) drops by its moves into either: for each predecessor `p'` found
+/// from a settled `x`, once, except that
+/// - a symmetric `x` (its own mirror image) is reached from `p` and from
+///   `p`'s mirror image by the same moves of `p`'s: only a `p'` that is
+///   its class's entry counts;
+/// - a symmetric `p'` with a non-symmetric `x` has as many moves into `x`'s
+///   mirror image as into `x`, never found from it: it counts twice.
+///
+/// On the other boards, or without `use_mirror`, every position is solved.
+pub fn solve_unit<R: Rules>(
+    store: &Egdb<R>,
+    unit: &[Signature],
+    use_mirror: bool,
+) -> Result<Vec<Vec<Value>>, String> {
+    let sym = use_mirror && R::Geo::MIRRORS;
     let layouts: Vec<Layout<R>> = unit.iter().map(|&s| Layout::new(s)).collect();
     let values: Vec<Vec<AtomicU8>> = layouts
         .iter()
@@ -330,25 +378,41 @@ fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<V
         let s = Signature::of(p);
         unit.iter().position(|&u| u == s)
     };
+    // The index of a position of table `t` and that of its mirror image
+    // (the same without `sym`): the smaller is the class's entry.
+    let class = |t: usize, p: &Position<R>| -> (u64, u64) {
+        let i = layouts[t].index(p);
+        if sym {
+            (i, layouts[t].index(&mirror(p)))
+        } else {
+            (i, i)
+        }
+    };
     // The value of any child: inside the unit from the tables being built
     // (settled values only are asked for), else from the solved ones.
     let lookup = |child: &Position<R>| -> Option<Value> {
         let p = super::white_to_move(child);
         match table_of(&p) {
-            Some(t) => Some(values[t][layouts[t].index(&p) as usize].load(Ordering::Acquire)),
+            Some(t) => {
+                let (i, m) = class(t, &p);
+                Some(values[t][i.min(m) as usize].load(Ordering::Acquire))
+            }
             None => store.value(&p),
         }
     };
 
     // 1. Children outside the unit, counts of those inside.
-    let mut queue: Vec<(u32, u64)> = Vec::new();
+    let mut buckets: Vec<Vec<u64>> = Vec::new();
     for (t, layout) in layouts.iter().enumerate() {
-        let found: Vec<(u32, u64)> = (0..layout.size() as usize)
+        let found: Vec<Vec<u64>> = (0..layout.size() as usize)
             .into_par_iter()
             .with_min_len(4096)
             .fold(Vec::new, |mut acc, i| {
                 let idx = i as u64;
                 let pos = layout.position(idx);
+                if sym && layout.index(&mirror(&pos)) < idx {
+                    return acc; // its mirror image's entry stands for it
+                }
                 let mut list = MoveList::new();
                 generate(&pos, &mut list);
                 let mut mm = Minimax::default();
@@ -365,17 +429,14 @@ fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<V
                 }
                 counts[t][i].store(inside.min(255) as u8, Ordering::Relaxed);
                 match decode(mm.value()) {
-                    (Wdl::Win, d) => acc.push((d, entry(idx, t, true))),
-                    (Wdl::Loss, d) if inside == 0 => acc.push((d, entry(idx, t, false))),
+                    (Wdl::Win, d) => acc.push(at_level(d, entry(idx, t, true))),
+                    (Wdl::Loss, d) if inside == 0 => acc.push(at_level(d, entry(idx, t, false))),
                     _ => {}
                 }
                 acc
             })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
-        queue.extend(found);
+            .collect();
+        file_found(&mut buckets, found);
     }
     if missing.load(Ordering::Relaxed) {
         return Err(format!(
@@ -383,24 +444,13 @@ fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<V
             unit[0]
         ));
     }
-    let mut buckets: Vec<Vec<u64>> = Vec::new();
-    let push = |buckets: &mut Vec<Vec<u64>>, level: u32, e: u64| {
-        let l = level as usize;
-        if buckets.len() <= l {
-            buckets.resize_with(l + 1, Vec::new);
-        }
-        buckets[l].push(e);
-    };
-    for (l, e) in queue {
-        push(&mut buckets, l, e);
-    }
 
     // 2. Level by level.
     let mut level = 0usize;
     while level < buckets.len() {
         let entries = std::mem::take(&mut buckets[level]);
         let lv = level as u32;
-        let found: Vec<(u32, u64)> = entries
+        let found: Vec<Vec<u64>> = entries
             .par_iter()
             .with_min_len(256)
             .fold(Vec::new, |mut acc, &e| {
@@ -413,18 +463,39 @@ fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<V
                     return acc;
                 }
                 let x = layouts[t].position(idx as u64);
+                let mut x_symmetric = false;
+                if sym {
+                    // The mirror image takes the value now.
+                    let m = layouts[t].index(&mirror(&x)) as usize;
+                    x_symmetric = m == idx;
+                    values[t][m].store(v, Ordering::Relaxed);
+                }
                 let pt = other(t);
                 let mut list = MoveList::new();
                 for_each_predecessor(&x, |p| {
-                    let pidx = layouts[pt].index(p);
+                    let (own, mirrored) = class(pt, p);
+                    let pidx = own.min(mirrored);
                     if !win {
-                        acc.push((lv + 1, entry(pidx, pt, true)));
+                        acc.push(at_level(lv + 1, entry(pidx, pt, true)));
+                        return;
+                    }
+                    // How many of the entry's moves this settles (see above).
+                    let k = if !sym {
+                        1
+                    } else if x_symmetric {
+                        u8::from(own <= mirrored)
+                    } else if own == mirrored {
+                        2
+                    } else {
+                        1
+                    };
+                    if k == 0 {
                         return;
                     }
                     let pi = pidx as usize;
-                    if counts[pt][pi].fetch_sub(1, Ordering::AcqRel) == 1
-                        && values[pt][pi].load(Ordering::Acquire) == 0
-                    {
+                    let before = counts[pt][pi].fetch_sub(k, Ordering::AcqRel);
+                    debug_assert!(before >= k, "{p:?}: more settled moves than moves");
+                    if before == k && values[pt][pi].load(Ordering::Acquire) == 0 {
                         let mut mm = Minimax::default();
                         generate(p, &mut list);
                         for mv in list.iter() {
@@ -434,19 +505,15 @@ fn solve_unit<R: Rules>(store: &Egdb<R>, unit: &[Signature]) -> Result<Vec<Vec<V
                             }
                         }
                         if let (Wdl::Loss, d) = decode(mm.value()) {
-                            acc.push((d.max(lv + 1), entry(pidx, pt, false)));
+                            acc.push(at_level(d.max(lv + 1), entry(pidx, pt, false)));
                         }
                     }
                 });
                 acc
             })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
-        for (l, e) in found {
-            push(&mut buckets, l, e);
-        }
+            .collect();
+        drop(entries);
+        file_found(&mut buckets, found);
         buckets[level] = Vec::new();
         level += 1;
     }

@@ -183,6 +183,19 @@ pub fn flip<R: Rules>(pos: &Position<R>) -> Position<R> {
     )
 }
 
+/// The position reflected left to right (see [`Geometry::mirror`]), the
+/// same side to move. Where [`Geometry::MIRRORS`], its value is the value
+/// of `pos`.
+#[inline(always)]
+pub fn mirror<R: Rules>(pos: &Position<R>) -> Position<R> {
+    Position::from_parts(
+        R::Geo::mirror(pos.pieces(Color::White)),
+        R::Geo::mirror(pos.pieces(Color::Black)),
+        R::Geo::mirror(pos.kings()),
+        pos.side(),
+    )
+}
+
 /// `pos` with White to move: itself or its flip.
 #[inline(always)]
 pub fn white_to_move<R: Rules>(pos: &Position<R>) -> Position<R> {
