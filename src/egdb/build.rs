@@ -338,13 +338,24 @@ pub fn for_each_predecessor<R: Rules>(x: &Position<R>, mut f: impl FnMut(&Positi
     }
 }
 
+/// How `p` stands to its mirror image `m` (equal when it is its own): the
+/// one with the lower White pieces, then Black pieces, then kings, comes
+/// first, and its index stands for both while the unit is solved. A few
+/// word comparisons, where comparing the two indices would rank both.
+#[inline(always)]
+fn mirror_order<R: Rules>(p: &Position<R>, m: &Position<R>) -> std::cmp::Ordering {
+    let key = |q: &Position<R>| (q.pieces(Color::White), q.pieces(Color::Black), q.kings());
+    key(p).cmp(&key(m))
+}
+
 /// Solves the tables of one unit (a signature, and its flip when that
 /// differs), given every table its captures and promotions lead to.
 ///
 /// With `use_mirror`, on a board whose left-right mirror is a symmetry of
 /// the rules ([`Geometry::MIRRORS`]), a position and its mirror image (same
-/// signature, same table) share one entry, the smaller of their two
-/// indices, and only those entries are solved; the other takes the value
+/// signature, same table) share one entry, that of the one whose pieces
+/// come first in [`mirror_order`], and only those entries are solved; the
+/// other takes the value
 /// when the entry is settled. A settled child then stands for itself and
 /// its mirror image, so the count of a predecessor `p` (its moves into the
 /// unit) drops by its moves into either: for each predecessor `p'` found
@@ -378,15 +389,16 @@ pub fn solve_unit<R: Rules>(
         let s = Signature::of(p);
         unit.iter().position(|&u| u == s)
     };
-    // The index of a position of table `t` and that of its mirror image
-    // (the same without `sym`): the smaller is the class's entry.
-    let class = |t: usize, p: &Position<R>| -> (u64, u64) {
-        let i = layouts[t].index(p);
-        if sym {
-            (i, layouts[t].index(&mirror(p)))
-        } else {
-            (i, i)
+    // The entry of a position of table `t` (its own index or its mirror
+    // image's), and how the position stands to its mirror image.
+    let class = |t: usize, p: &Position<R>| -> (u64, std::cmp::Ordering) {
+        if !sym {
+            return (layouts[t].index(p), std::cmp::Ordering::Less);
         }
+        let m = mirror(p);
+        let order = mirror_order(p, &m);
+        let entry = if order.is_gt() { &m } else { p };
+        (layouts[t].index(entry), order)
     };
     // The value of any child: inside the unit from the tables being built
     // (settled values only are asked for), else from the solved ones.
@@ -394,8 +406,8 @@ pub fn solve_unit<R: Rules>(
         let p = super::white_to_move(child);
         match table_of(&p) {
             Some(t) => {
-                let (i, m) = class(t, &p);
-                Some(values[t][i.min(m) as usize].load(Ordering::Acquire))
+                let (i, _) = class(t, &p);
+                Some(values[t][i as usize].load(Ordering::Acquire))
             }
             None => store.value(&p),
         }
@@ -410,7 +422,7 @@ pub fn solve_unit<R: Rules>(
             .fold(Vec::new, |mut acc, i| {
                 let idx = i as u64;
                 let pos = layout.position(idx);
-                if sym && layout.index(&mirror(&pos)) < idx {
+                if sym && mirror_order(&pos, &mirror(&pos)).is_gt() {
                     return acc; // its mirror image's entry stands for it
                 }
                 let mut list = MoveList::new();
@@ -465,16 +477,18 @@ pub fn solve_unit<R: Rules>(
                 let x = layouts[t].position(idx as u64);
                 let mut x_symmetric = false;
                 if sym {
-                    // The mirror image takes the value now.
-                    let m = layouts[t].index(&mirror(&x)) as usize;
-                    x_symmetric = m == idx;
-                    values[t][m].store(v, Ordering::Relaxed);
+                    let m = mirror(&x);
+                    x_symmetric = mirror_order(&x, &m).is_eq();
+                    if !x_symmetric {
+                        // The mirror image takes the value now.
+                        let mi = layouts[t].index(&m) as usize;
+                        values[t][mi].store(v, Ordering::Relaxed);
+                    }
                 }
                 let pt = other(t);
                 let mut list = MoveList::new();
                 for_each_predecessor(&x, |p| {
-                    let (own, mirrored) = class(pt, p);
-                    let pidx = own.min(mirrored);
+                    let (pidx, order) = class(pt, p);
                     if !win {
                         acc.push(at_level(lv + 1, entry(pidx, pt, true)));
                         return;
@@ -483,8 +497,8 @@ pub fn solve_unit<R: Rules>(
                     let k = if !sym {
                         1
                     } else if x_symmetric {
-                        u8::from(own <= mirrored)
-                    } else if own == mirrored {
+                        u8::from(order.is_le())
+                    } else if order.is_eq() {
                         2
                     } else {
                         1
