@@ -348,6 +348,14 @@ fn mirror_order<R: Rules>(p: &Position<R>, m: &Position<R>) -> std::cmp::Orderin
     key(p).cmp(&key(m))
 }
 
+/// `p`'s mirror image and how `p` stands to it ([`mirror_order`]).
+#[inline(always)]
+fn mirror_pair<R: Rules>(p: &Position<R>) -> (Position<R>, std::cmp::Ordering) {
+    let m = mirror(p);
+    let order = mirror_order(p, &m);
+    (m, order)
+}
+
 /// Solves the tables of one unit (a signature, and its flip when that
 /// differs), given every table its captures and promotions lead to.
 ///
@@ -395,8 +403,7 @@ pub fn solve_unit<R: Rules>(
         if !sym {
             return (layouts[t].index(p), std::cmp::Ordering::Less);
         }
-        let m = mirror(p);
-        let order = mirror_order(p, &m);
+        let (m, order) = mirror_pair(p);
         let entry = if order.is_gt() { &m } else { p };
         (layouts[t].index(entry), order)
     };
@@ -422,7 +429,7 @@ pub fn solve_unit<R: Rules>(
             .fold(Vec::new, |mut acc, i| {
                 let idx = i as u64;
                 let pos = layout.position(idx);
-                if sym && mirror_order(&pos, &mirror(&pos)).is_gt() {
+                if sym && mirror_pair(&pos).1.is_gt() {
                     return acc; // its mirror image's entry stands for it
                 }
                 let mut list = MoveList::new();
@@ -477,8 +484,8 @@ pub fn solve_unit<R: Rules>(
                 let x = layouts[t].position(idx as u64);
                 let mut x_symmetric = false;
                 if sym {
-                    let m = mirror(&x);
-                    x_symmetric = mirror_order(&x, &m).is_eq();
+                    let (m, order) = mirror_pair(&x);
+                    x_symmetric = order.is_eq();
                     if !x_symmetric {
                         // The mirror image takes the value now.
                         let mi = layouts[t].index(&m) as usize;
