@@ -19,7 +19,7 @@
 #                committed: this script regenerates it)
 #   INSTALL=1    copy each variant's last generation to weights/<variant>.kdw
 #                (embedded by the next build); do it only once games prove
-#                the weights stronger (kondavo match, see README)
+#                the weights stronger (kondavo match, see docs/strength.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VARIANTS=${VARIANTS:-"international english italian brazilian spanish russian turkish"}

@@ -36,3 +36,8 @@ pub use variant::Variant;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/egdb.md`, compiled by `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/egdb.md")]
+pub struct EgdbDoctests;
