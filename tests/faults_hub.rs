@@ -1,6 +1,7 @@
-//! Endgame table files named in every error (missing, unreadable, a file
-//! where a directory belongs), and `egdb verify` of every table a directory
-//! holds.
+//! The Hub's endgame databases without `init`, `go` with a mode it does not
+//! know, endgame table files named in every error (missing, unreadable, a
+//! file where a directory belongs), and `egdb verify` of every table a
+//! directory holds.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -107,6 +108,15 @@ impl Hub {
         }
     }
 
+    /// `hub`'s line for the parameter `egdb-path`.
+    fn egdb_path_param(&mut self) -> String {
+        self.send("hub");
+        self.until("wait")
+            .into_iter()
+            .find(|l| l.starts_with("param name=egdb-path "))
+            .expect("hub lists egdb-path")
+    }
+
     fn quit(mut self) {
         self.send("quit");
         drop(self.stdin.take());
@@ -121,11 +131,197 @@ fn set_path(dir: &str) -> String {
 }
 
 /// `egdb-path` set and `go` sent without `init`: the tables load at `go`,
+/// and the search uses them.
+#[test]
+fn go_without_init_loads_the_tables() {
+    let dir = english_tables("noinit");
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=english");
+    e.send(&set_path(&text(&dir)));
+    e.send("pos fen=\"W:WK32:BK26\"");
+    e.send("level depth=4");
+    e.send("go think");
+    let lines = e.until("done");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string endgame databases: 3 pieces of english loaded"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info depth=") && l.contains(" egdb-hits=")),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:#?}");
+    assert!(
+        lines.last().unwrap().starts_with("done move=32-27"),
+        "{lines:#?}"
+    );
+    let want = format!("param name=egdb-path value={} type=string", text(&dir));
+    assert_eq!(e.egdb_path_param(), want);
+    // Loaded once: the next go says nothing more about the tables.
+    e.send("go think");
+    let lines = e.until("done");
+    assert!(
+        !lines.iter().any(|l| l.contains("endgame databases")),
+        "{lines:#?}"
+    );
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A damaged table met at `go` without `init`: an error naming the file,
 /// the search still answers `done`, the engine serves on, and `hub` shows
+/// no path (no tables are in use).
+#[test]
+fn go_without_init_reports_a_damaged_table_and_still_searches() {
+    let dir = english_tables("damaged");
+    let bad = table(&dir, "1101");
+    let bytes = std::fs::read(&bad).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=english");
+    e.send(&set_path(&text(&dir)));
+    e.send("pos fen=\"W:WK32:BK26\"");
+    e.send("level depth=3");
+    e.send("go think");
+    let lines = e.until("done");
+    let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{lines:#?}");
+    assert!(
+        errors[0].contains("go: ") && errors[0].contains(&text(&bad)),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("done move="),
+        "{lines:#?}"
+    );
+    assert!(!lines.iter().any(|l| l.contains("egdb-hits")), "{lines:#?}");
+    e.send("ping");
+    assert_eq!(e.until("pong"), ["pong"]);
+    assert_eq!(
+        e.egdb_path_param(),
+        "param name=egdb-path value=\"\" type=string"
+    );
+    // The failure is reported once, not at every go.
+    e.send("go think");
+    let lines = e.until("done");
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:#?}");
+    // Repaired and set again, the tables load at the next go.
+    std::fs::write(&bad, &bytes).unwrap();
+    e.send(&set_path(&text(&dir)));
+    e.send("go think");
+    let lines = e.until("done");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string endgame databases: 3 pieces of english loaded"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("done move=32-27"),
+        "{lines:#?}"
+    );
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A directory refused at `set-param` (missing, or a file): `hub` shows
 /// the path in use (none), not the refused value, and the tables loaded
+/// before are no longer used.
+#[test]
+fn hub_shows_the_path_in_use_after_a_refused_one() {
+    let dir = english_tables("refused");
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=english");
+    e.send(&set_path(&text(&dir)));
+    e.send("init");
+    let lines = e.until("ready");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("3 pieces of english loaded")),
+        "{lines:#?}"
+    );
+    let file = table(&dir, "0101");
+    for (refused, needle) in [
+        (text(&dir.join("nowhere")), "not found".to_string()),
+        (
+            text(&file),
+            format!("{} is a file, not a directory", text(&file)),
+        ),
+    ] {
+        e.send(&set_path(&text(&dir)));
+        e.send(&set_path(&refused));
+        e.send("ping");
+        let lines = e.until("pong");
+        let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+        assert!(
+            errors.len() == 1
+                && errors[0].starts_with("error message=\"set-param egdb-path: ")
+                && errors[0].contains(&needle),
+            "{lines:#?}"
+        );
+        assert_eq!(
+            e.egdb_path_param(),
+            "param name=egdb-path value=\"\" type=string"
+        );
+        e.send("pos fen=\"W:WK32:BK26\"");
+        e.send("level depth=3");
+        e.send("go think");
+        let lines = e.until("done");
+        assert!(!lines.iter().any(|l| l.contains("egdb-hits")), "{lines:#?}");
+    }
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `go` with a mode protocol.md does not list is an error naming it, with
+/// one bare `done` and no search; the next valid `go` searches.
+#[test]
+fn go_with_an_unknown_mode_is_an_error() {
+    let mut e = Hub::start();
+    e.send("pos start");
+    e.send("level depth=2");
+    for (go, word) in [
+        ("go analyse", "'analyse'"),
+        ("go foo", "'foo'"),
+        ("go think=5", "think"),
+        ("go think analyze", "one of"),
+    ] {
+        e.send(go);
+        let lines = e.until("done");
+        assert_eq!(lines.len(), 2, "{go}: {lines:#?}");
+        assert!(
+            lines[0].starts_with("error message=\"go: ") && lines[0].contains(word),
+            "{go}: {lines:#?}"
+        );
+        assert_eq!(lines[1], "done", "{go}");
+        e.send("ping");
+        assert_eq!(e.until("pong"), ["pong"], "{go}: no search runs");
+    }
+    e.send("go think");
+    let lines = e.until("done");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth=")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.last().unwrap().starts_with("done move="),
+        "{lines:#?}"
+    );
+    // A bare go thinks, as in Scan.
+    e.send("go");
+    let lines = e.until("done");
+    assert!(
+        lines.last().unwrap().starts_with("done move="),
+        "{lines:#?}"
+    );
+    e.quit();
+}
+
 /// `kondavo search` with the tables of `dir`: stderr and success.
 fn search_with(dir: &str) -> (String, bool) {
     let (_, err, ok) = common::kondavo(&[
