@@ -452,6 +452,24 @@ struct EgdbTables {
     threads: Option<usize>,
 }
 
+/// The tables a `verify` covers.
+#[derive(clap::Args, Debug)]
+struct EgdbVerifyTables {
+    /// Rule set (as for perft).
+    #[arg(long)]
+    variant: Variant,
+    /// Most pieces on the board, both sides together (2 to 8; default:
+    /// every table the directory holds for the variant).
+    #[arg(long)]
+    pieces: Option<u32>,
+    /// Database directory (files under <dir>/<variant>/).
+    #[arg(long, default_value = "egdb")]
+    dir: std::path::PathBuf,
+    /// Threads (default: every core).
+    #[arg(long, value_parser = at_least_one)]
+    threads: Option<usize>,
+}
+
 /// What `kondavo egdb` does.
 #[derive(Subcommand, Debug)]
 enum EgdbCommand {
@@ -461,7 +479,7 @@ enum EgdbCommand {
     Build(EgdbTables),
     /// Recheck every stored value against its children; fails at the first
     /// disagreement.
-    Verify(EgdbTables),
+    Verify(EgdbVerifyTables),
     /// Print the value of a position for the side to move and of each of
     /// its legal moves.
     Probe {

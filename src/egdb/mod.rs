@@ -30,7 +30,7 @@ pub mod slot;
 pub mod verify;
 
 pub use index::{Layout, Signature, MAX_PIECES};
-pub use probe::Egdb;
+pub use probe::{held_pieces, Egdb};
 pub use slot::{install, installed_pieces, uninstall, Slot};
 
 use crate::geometry::{bit_index, Bitboard, Geometry};
@@ -229,4 +229,19 @@ pub fn variant_dir<R: Rules>(dir: &std::path::Path) -> std::path::PathBuf {
 /// The file of one signature.
 pub fn table_path<R: Rules>(dir: &std::path::Path, sig: Signature) -> std::path::PathBuf {
     variant_dir::<R>(dir).join(format!("{}.egdb", sig.name()))
+}
+
+/// Checks that `dir` is a directory: an error says that it is not found,
+/// that it is a file, or why it cannot be read.
+pub fn check_dir(dir: &std::path::Path) -> Result<(), String> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) if m.is_file() => Err(format!("{} is a file, not a directory", dir.display())),
+        Ok(_) => Err(format!("{} is not a directory", dir.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+            "endgame database directory {} not found",
+            dir.display()
+        )),
+        Err(e) => Err(format!("cannot read {}: {e}", dir.display())),
+    }
 }

@@ -1,11 +1,12 @@
 //! [`Egdb`]: the tables of one variant in memory, probed without locks or
 //! allocation.
 
+use std::io::ErrorKind;
 use std::path::Path;
 
-use super::file::read_file;
+use super::file::decode_file;
 use super::index::{Layout, Signature, MAX_PIECES};
-use super::{decode, encode, table_path, white_to_move, Value, Wdl};
+use super::{check_dir, decode, encode, table_path, variant_dir, white_to_move, Value, Wdl};
 use crate::position::Position;
 use crate::rules::{Color, Rules};
 
@@ -45,19 +46,25 @@ impl<R: Rules> Egdb<R> {
                 "endgame databases have 2 to {MAX_PIECES} pieces, not {max_pieces}"
             ));
         }
+        check_dir(dir)?;
         let mut db = Self::empty();
         for sig in Signature::all(max_pieces) {
             let layout = Layout::<R>::new(sig);
             let path = table_path::<R>(dir, sig);
-            if !path.exists() {
-                return Err(format!(
+            let bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    return Err(format!(
                     "{} is missing (build it with `kondavo egdb build --variant {} --pieces {}`)",
                     path.display(),
                     R::NAME,
                     max_pieces
-                ));
-            }
-            let values = read_file(&path, R::NAME, sig, layout.size())?;
+                ))
+                }
+                Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            };
+            let what = path.display().to_string();
+            let values = decode_file(&bytes, &what, R::NAME, sig, layout.size())?;
             db.insert(sig, values);
         }
         db.max_pieces = max_pieces;
@@ -123,5 +130,44 @@ impl<R: Rules> Egdb<R> {
             let (w, d) = decode(v);
             (w, d.min(255) as u8)
         })
+    }
+}
+
+/// The largest piece count of the tables of variant `R` in `dir` (the
+/// files under `dir/<variant>/`). Every table up to that count must be
+/// there for [`Egdb::open`]; this only looks at the names. An error when
+/// `dir` is not a readable directory or holds no table of `R`.
+pub fn held_pieces<R: Rules>(dir: &Path) -> Result<u32, String> {
+    check_dir(dir)?;
+    let vdir = variant_dir::<R>(dir);
+    let none = || {
+        format!(
+            "no {} endgame tables in {} (build them with `kondavo egdb build --variant {} --pieces N --dir {}`)",
+            R::NAME,
+            dir.display(),
+            R::NAME,
+            dir.display()
+        )
+    };
+    let entries = match std::fs::read_dir(&vdir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Err(none()),
+        Err(e) => return Err(format!("cannot read {}: {e}", vdir.display())),
+    };
+    let mut n = 0;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", vdir.display()))?;
+        let name = entry.file_name();
+        let sig = name
+            .to_str()
+            .and_then(|s| s.strip_suffix(".egdb"))
+            .and_then(|s| s.parse::<Signature>().ok());
+        if let Some(sig) = sig {
+            n = n.max(sig.pieces());
+        }
+    }
+    match n {
+        0 => Err(none()),
+        n => Ok(n),
     }
 }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use super::{table_path, Egdb, Signature, MAX_PIECES};
+use super::{held_pieces, Egdb};
 use crate::eval::Evaluate;
 use crate::rules::Rules;
 use crate::variant::Variant;
@@ -38,50 +38,16 @@ impl<R: Rules> Default for Slot<R> {
     }
 }
 
-/// The largest piece count `n` such that `dir` holds every table of
-/// variant `R` with up to `n` pieces (0 when it lacks a 2-piece table).
-pub fn complete_pieces<R: Rules>(dir: &Path) -> u32 {
-    let mut n = 0;
-    for k in 2..=MAX_PIECES {
-        let all = Signature::all(k)
-            .into_iter()
-            .filter(|s| s.pieces() == k)
-            .all(|s| table_path::<R>(dir, s).exists());
-        if !all {
-            break;
-        }
-        n = k;
-    }
-    n
-}
-
 /// Loads the tables of `variant` with up to `pieces` pieces (0: as many as
-/// `dir` holds) from `dir` and gives them to the search; returns the piece
-/// count loaded. On error the variant's slot is left empty (the search
-/// goes on without databases).
+/// `dir` holds, see [`held_pieces`]) from `dir` and gives them to the
+/// search; returns the piece count loaded. A missing, unreadable or damaged
+/// file is an error naming it, and the variant's slot is left empty (the
+/// search goes on without databases).
 pub fn install(variant: Variant, dir: &Path, pieces: u32) -> Result<u32, String> {
     crate::with_rules!(variant, R => {
         let slot = <R as Evaluate>::egdb();
         slot.set(None);
-        if !dir.is_dir() {
-            return Err(format!("endgame database directory {} not found", dir.display()));
-        }
-        let n = if pieces == 0 {
-            match complete_pieces::<R>(dir) {
-                0 => {
-                    return Err(format!(
-                        "no {} endgame tables in {} (build them with `kondavo egdb build --variant {} --pieces N --dir {}`)",
-                        R::NAME,
-                        dir.display(),
-                        R::NAME,
-                        dir.display()
-                    ))
-                }
-                n => n,
-            }
-        } else {
-            pieces
-        };
+        let n = if pieces == 0 { held_pieces::<R>(dir)? } else { pieces };
         let db = Egdb::<R>::open(dir, n)?;
         slot.set(Some(Arc::new(db)));
         Ok(n)

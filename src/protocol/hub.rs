@@ -153,7 +153,10 @@ pub struct Hub {
     egdb_pieces: u32,
     /// The databases last loaded or tried: variant, path, pieces.
     egdb_loaded: Option<(Variant, String, u32)>,
-    /// `init` was received: parameters that load files act at once.
+    /// Loading `egdb_loaded` failed: no databases are in use.
+    egdb_failed: bool,
+    /// `init` was received: parameters that load files act at once (before
+    /// it, they load at `init` or `go`).
     initialized: bool,
 }
 
@@ -182,25 +185,32 @@ impl Hub {
             egdb_path: String::new(),
             egdb_pieces: 0,
             egdb_loaded: None,
+            egdb_failed: false,
             initialized: false,
         }
     }
 
     /// Sets `egdb-path` and `egdb-pieces` before the loop starts (the
     /// command line's `--egdb-path` and `--egdb-pieces`); the databases
-    /// load at `init`.
+    /// load at `init` or the first `go`.
     pub fn with_egdb(mut self, path: &str, pieces: u32) -> Self {
         self.egdb_path = path.to_string();
         self.egdb_pieces = pieces;
         self
     }
 
+    /// The databases the parameters name: variant, path, pieces (`None`:
+    /// no path, no databases).
+    fn egdb_wanted(&self) -> Option<(Variant, String, u32)> {
+        (!self.egdb_path.is_empty())
+            .then(|| (self.variant, self.egdb_path.clone(), self.egdb_pieces))
+    }
+
     /// Loads the databases the parameters name for the current variant,
     /// unless they are loaded (or were tried) already. A failure is an
     /// error starting with `what`; the engine goes on without databases.
     fn sync_egdb(&mut self, what: &str) {
-        let want = (!self.egdb_path.is_empty())
-            .then(|| (self.variant, self.egdb_path.clone(), self.egdb_pieces));
+        let want = self.egdb_wanted();
         if want == self.egdb_loaded {
             return;
         }
@@ -208,6 +218,7 @@ impl Hub {
             crate::egdb::uninstall(v);
         }
         self.egdb_loaded = want.clone();
+        self.egdb_failed = false;
         if let Some((v, path, n)) = want {
             match crate::egdb::install(v, std::path::Path::new(&path), n) {
                 Ok(n) => self.out.line(&format!(
@@ -215,8 +226,22 @@ impl Hub {
                     n,
                     hub_variant_name(v)
                 )),
-                Err(e) => self.error(&format!("{what}: {e}")),
+                Err(e) => {
+                    self.egdb_failed = true;
+                    self.error(&format!("{what}: {e}"))
+                }
             }
+        }
+    }
+
+    /// `egdb-path` as `hub` shows it: empty when loading from it failed (no
+    /// databases are in use), else the parameter (loaded, or to be loaded
+    /// at `init` or `go`).
+    fn egdb_path_shown(&self) -> &str {
+        if self.egdb_failed && self.egdb_wanted() == self.egdb_loaded {
+            ""
+        } else {
+            &self.egdb_path
         }
     }
 
@@ -411,7 +436,7 @@ impl Hub {
         ));
         self.out.line(&format!(
             "param name=egdb-path value={} type=string",
-            quote(&self.egdb_path)
+            quote(self.egdb_path_shown())
         ));
         self.out.line(&format!(
             "param name=egdb-pieces value={} type=int min=0 max={}",
@@ -458,21 +483,35 @@ impl Hub {
             "egdb-path" | "egdb-pieces" | "bb-size" => {
                 let r = if name == "egdb-path" {
                     let path = value.trim();
-                    if path.is_empty() || std::path::Path::new(path).is_dir() {
-                        self.egdb_path = path.to_string();
-                        Ok(())
-                    } else {
-                        // No databases rather than the ones named before.
-                        self.egdb_path.clear();
-                        Err(format!(
-                            "set-param egdb-path: directory '{path}' not found; no endgame databases"
-                        ))
+                    let checked = match path {
+                        "" => Ok(()),
+                        _ => crate::egdb::check_dir(std::path::Path::new(path)),
+                    };
+                    match checked {
+                        Ok(()) => {
+                            self.egdb_path = path.to_string();
+                            Ok(())
+                        }
+                        Err(e) => {
+                            // No databases rather than the ones named before.
+                            self.egdb_path.clear();
+                            Err(format!("set-param egdb-path: {e}; no endgame databases"))
+                        }
                     }
                 } else {
                     int(0, Some(crate::egdb::MAX_PIECES as usize))
                         .map(|n| self.egdb_pieces = n as u32)
                 };
-                if self.initialized {
+                // Setting either again after a failed load tries again
+                // (the files may have been repaired).
+                if self.egdb_failed {
+                    self.egdb_loaded = None;
+                    self.egdb_failed = false;
+                }
+                // Before `init` the files load at `init` or `go` (the
+                // variant may still change), but databases no longer
+                // wanted go at once.
+                if self.initialized || self.egdb_path.is_empty() {
                     self.sync_egdb(&format!("set-param {name}"));
                 }
                 r
@@ -606,9 +645,18 @@ impl Hub {
     }
 
     fn cmd_go(&mut self, cmd: &Command) {
-        if self.initialized {
-            self.sync_egdb("go");
-        }
+        let mode = match go_mode(cmd) {
+            Ok(m) => m,
+            Err(e) => {
+                // Exactly one `done` per `go`, and no search of a mode the
+                // client did not mean.
+                self.error(&e);
+                self.out.line("done");
+                return;
+            }
+        };
+        // With or without `init`: the databases the parameters name.
+        self.sync_egdb("go");
         if self.pos_refused {
             // Exactly one `done` per `go`, and no move of a position the
             // client did not ask for.
@@ -616,8 +664,8 @@ impl Hub {
             self.out.line("done");
             return;
         }
-        let ponder = cmd.has("ponder");
-        let analyze = cmd.has("analyze");
+        let ponder = mode == "ponder";
+        let analyze = mode == "analyze";
         let mut limits = self.level.clone();
         // Hub adds the increment before every move: it is ours now.
         if let Some(t) = limits.time {
@@ -722,6 +770,32 @@ impl Hub {
             self.out.line(l);
         }
     }
+}
+
+/// The mode of `go`: `think`, `ponder` or `analyze`, one flag (none is
+/// `think`, as in Scan). Anything else is an error naming it.
+fn go_mode(cmd: &Command) -> Result<&'static str, String> {
+    let mut mode = None;
+    for (name, value) in &cmd.args {
+        let m = match name.as_str() {
+            "think" => "think",
+            "ponder" => "ponder",
+            "analyze" => "analyze",
+            other => {
+                return Err(format!(
+                    "go: unknown mode '{other}' (give think, ponder or analyze)"
+                ))
+            }
+        };
+        if value.is_some() {
+            return Err(format!("go: {m} takes no value"));
+        }
+        if mode.is_some() {
+            return Err("go: give one of think, ponder and analyze, not several".to_string());
+        }
+        mode = Some(m);
+    }
+    Ok(mode.unwrap_or("think"))
 }
 
 /// The arguments of `pos`: `pos=<string>`, `fen=<FEN>` or the flag

@@ -59,19 +59,37 @@ pub fn run_build(
     Ok(())
 }
 
-/// Loads and rechecks every table of `variant` with up to `pieces` pieces.
+/// Loads and rechecks every table of `variant` with up to `pieces` pieces
+/// (`None`: every table `dir` holds for the variant, see
+/// [`egdb::held_pieces`]); first a line saying which.
 pub fn run_verify(
     variant: Variant,
-    pieces: u32,
+    pieces: Option<u32>,
     dir: &Path,
     out: &mut dyn FnMut(String),
 ) -> Result<(), String> {
-    check_pieces(pieces)?;
     let start = Instant::now();
     let checked = with_rules!(variant, R => {
+        let pieces = match pieces {
+            Some(n) => {
+                check_pieces(n)?;
+                n
+            }
+            None => egdb::held_pieces::<R>(dir)?,
+        };
+        let counts = match pieces {
+            2 => "2".to_string(),
+            n => format!("2 to {n}"),
+        };
+        out(format!(
+            "verifying {variant} tables of {counts} pieces in {}: {} files",
+            dir.display(),
+            egdb::Signature::all(pieces).len()
+        ));
         let db = Egdb::<R>::open(dir, pieces)?;
         egdb::verify::verify(&db, pieces)?
     });
+    let pieces = checked.iter().map(|c| c.sig.pieces()).max().unwrap_or(0);
     out(format!(
         "{variant} up to {pieces} pieces: {} tables, {} positions, every value agrees with its children ({:.1} s)",
         checked.len(),
