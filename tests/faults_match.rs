@@ -7,12 +7,27 @@ mod common;
 use common::kondavo;
 use kondavo::notation::pdn::parse_pdn;
 
+const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
+
 /// A fresh directory for one test.
 fn dir(test: &str) -> String {
     let d = std::env::temp_dir().join(format!("kondavo-faults-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d.to_string_lossy().to_string()
+}
+
+/// An executable `/bin/sh` script; `KONDAVO` in `body` is the binary.
+fn script(dir: &str, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = format!("{dir}/{name}");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\n{}", body.replace("KONDAVO", KONDAVO)),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
 }
 
 /// A short English match of in-process engines at tiny node limits.
@@ -142,4 +157,73 @@ fn resume_after_a_whole_game_without_its_blank_line() {
         assert!(after.starts_with(&text), "{what}: {after}");
         assert_whole_games(&after, 4);
     }
+}
+
+/// A Hub engine whose name and `info` lines hold a Latin-1 byte (0xE9, not
+/// UTF-8) is read lossily and plays on: the games end normally, nothing is
+/// forfeited, and its name is shown with U+FFFD in place of the byte.
+#[test]
+fn an_engine_writing_latin1_bytes_plays_on() {
+    let d = dir("latin1");
+    let pdn = format!("{d}/games.pdn");
+    // `kondavo hub` behind a filter that adds `info string caf\xe9` before
+    // each `done` and, in the second engine, renames it `Dam\xe9`.
+    let filter = |name: &str, rename: bool| {
+        let id = if rename {
+            r#""id name="*) printf 'id name=Dam\351 version=1\n';;"#
+        } else {
+            ""
+        };
+        script(
+            &d,
+            name,
+            &format!(
+                r#"KONDAVO hub | while IFS= read -r line; do
+  case "$line" in
+    {id}
+    "done"*) printf 'info string caf\351\n'; printf '%s\n' "$line";;
+    *) printf '%s\n' "$line";;
+  esac
+done
+"#
+            ),
+        )
+    };
+    let a = filter("cafe", false);
+    let b = filter("dame", true);
+    let (out, err, ok) = kondavo(&[
+        "match",
+        "--variant",
+        "english",
+        "--games",
+        "2",
+        "--max-plies",
+        "30",
+        "--a",
+        &a,
+        "--a-option",
+        "depth=2",
+        "--b",
+        &b,
+        "--b-option",
+        "depth=2",
+        "--pdn",
+        &pdn,
+    ]);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("result games=2 "), "{out}");
+    assert!(
+        !out.contains("forfeit") && !err.contains("forfeit"),
+        "{out}\n{err}"
+    );
+    assert!(out.contains(&format!("engine A: kondavo ({a})")), "{out}");
+    assert!(
+        out.contains(&format!("engine B: Dam\u{FFFD} ({b})")),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    assert_eq!(text.matches("[Black \"Dam\u{FFFD}\"]").count(), 1, "{text}");
+    assert_eq!(text.matches("[White \"Dam\u{FFFD}\"]").count(), 1, "{text}");
+    assert!(!text.contains("forfeit"), "{text}");
+    assert_whole_games(&text, 2);
 }
