@@ -227,3 +227,155 @@ done
     assert!(!text.contains("forfeit"), "{text}");
     assert_whole_games(&text, 2);
 }
+
+/// `selfplay` with `extra` settings into `out`.
+fn selfplay(out: &str, games: &str, extra: &[&str]) -> (String, String, bool) {
+    let mut args = vec![
+        "selfplay",
+        "--variant",
+        "english",
+        "--games",
+        games,
+        "--threads",
+        "1",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    kondavo(&args)
+}
+
+/// `selfplay --resume` with other settings than the file was made with is
+/// refused, naming each difference; with the same settings it continues.
+#[test]
+fn selfplay_resume_refuses_other_settings() {
+    let d = dir("selfplay");
+    let file = format!("{d}/games.kdsp");
+    let made_with = ["--nodes", "300", "--max-plies", "30"];
+    let (out, err, ok) = selfplay(&file, "2", &made_with);
+    assert!(ok, "{out}\n{err}");
+    let made = std::fs::read(&file).unwrap();
+    let cases: [(&[&str], &[&str]); 5] = [
+        (
+            &["--nodes", "200", "--max-plies", "30"],
+            &["was made with nodes=300, this run has nodes=200"],
+        ),
+        (
+            &["--nodes", "300", "--max-plies", "30", "--seed", "7"],
+            &["was made with seed=1, this run has seed=7"],
+        ),
+        (
+            &["--depth", "3", "--max-plies", "30"],
+            &[
+                "was made with nodes=300, this run has nodes=none",
+                "was made with depth=none, this run has depth=3",
+            ],
+        ),
+        (
+            &["--nodes", "300", "--max-plies", "31", "--hash", "16"],
+            &[
+                "was made with max-plies=30, this run has max-plies=31",
+                "was made with hash=8, this run has hash=16",
+            ],
+        ),
+        // Generation 0 instead of the built-in weights.
+        (
+            &[
+                "--nodes",
+                "300",
+                "--max-plies",
+                "30",
+                "--weights",
+                "start:english",
+            ],
+            &["was made with weights=", "this run has weights="],
+        ),
+    ];
+    for (extra, why) in cases {
+        let mut args = extra.to_vec();
+        args.push("--resume");
+        let (out, err, ok) = selfplay(&file, "3", &args);
+        assert!(!ok, "{extra:?}: {out}");
+        assert!(
+            err.contains(&format!("--resume: {file} ")),
+            "{extra:?}: {err}"
+        );
+        for w in why {
+            assert!(err.contains(w), "{extra:?}: {err}");
+        }
+        assert_eq!(std::fs::read(&file).unwrap(), made, "{extra:?}: untouched");
+    }
+    // The variant too.
+    let (_, err, ok) = kondavo(&[
+        "selfplay",
+        "--variant",
+        "russian",
+        "--games",
+        "3",
+        "--threads",
+        "1",
+        "--max-plies",
+        "30",
+        "--nodes",
+        "300",
+        "--out",
+        &file,
+        "--resume",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("was made with variant=english, this run has variant=russian"),
+        "{err}"
+    );
+    assert!(!err.contains("weights"), "{err}");
+    // The same settings: resumed.
+    let mut again = made_with.to_vec();
+    again.push("--resume");
+    let (out, err, ok) = selfplay(&file, "3", &again);
+    assert!(ok, "{out}\n{err}");
+    assert!(out.contains("resuming"), "{out}");
+    assert!(out.contains("selfplay games=3 "), "{out}");
+
+    // The same three games in one run are the same bytes.
+    let whole = format!("{d}/whole.kdsp");
+    let (out, err, ok) = selfplay(&whole, "3", &made_with);
+    assert!(ok, "{out}\n{err}");
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+}
+
+/// A file of the first format (no settings recorded) is resumed with a
+/// warning that its settings cannot be checked.
+#[test]
+fn selfplay_resume_of_a_file_without_settings_warns() {
+    let d = dir("selfplay-old");
+    let file = format!("{d}/games.kdsp");
+    let (out, err, ok) = selfplay(&file, "2", &["--nodes", "300", "--max-plies", "30"]);
+    assert!(ok, "{out}\n{err}");
+    let bytes = std::fs::read(&file).unwrap();
+    // Version 1: `KDSP`, 1, the variant; then the games.
+    let first = bytes.iter().position(|&b| b == 0xA5).unwrap();
+    let mut old = b"KDSP".to_vec();
+    old.extend_from_slice(&1u32.to_le_bytes());
+    old.push(7);
+    old.extend_from_slice(b"english");
+    old.extend_from_slice(&bytes[first..]);
+    std::fs::write(&file, &old).unwrap();
+    let (out, err, ok) = selfplay(
+        &file,
+        "3",
+        &["--nodes", "200", "--max-plies", "30", "--resume"],
+    );
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        out.contains(&format!(
+            "warning: {file} does not record the settings it was made with"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("selfplay games=3 "), "{out}");
+    let after = std::fs::read(&file).unwrap();
+    assert!(after.starts_with(&old));
+}
