@@ -164,21 +164,63 @@ impl PdnGame {
 /// naming its number, line and problem; reading goes on after an error at
 /// the next result or the next line starting with `[`. Never panics.
 pub fn parse_pdn(text: &str) -> Vec<Result<PdnGame, PdnError>> {
+    read_games(text).into_iter().map(|(g, _, _)| g).collect()
+}
+
+/// A game of a PDN text and where it ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSpan {
+    /// The game, or why it does not read (as [`parse_pdn`] gives it).
+    pub game: Result<PdnGame, PdnError>,
+    /// The byte offset just after the game: after its result when it has
+    /// one, else where reading it stopped.
+    pub end: usize,
+    /// Whether its movetext ends with a result. A game cut short (a killed
+    /// writer, a full disk) may still have a result from its `Result` tag,
+    /// but not this.
+    pub ended: bool,
+}
+
+/// Reads every game of a PDN text as [`parse_pdn`] does, with where each
+/// ends.
+pub fn parse_pdn_spans(text: &str) -> Vec<GameSpan> {
+    let games = read_games(text);
+    // Byte offsets of the characters, and of the end.
+    let offsets: Vec<usize> = text
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    games
+        .into_iter()
+        .map(|(game, end, ended)| GameSpan {
+            game,
+            end: offsets[end.min(offsets.len() - 1)],
+            ended,
+        })
+        .collect()
+}
+
+/// The games, each with the index of the character after it and whether
+/// its movetext ended with a result.
+fn read_games(text: &str) -> Vec<(Result<PdnGame, PdnError>, usize, bool)> {
     let mut p = Parser {
         chars: text.chars().collect(),
         i: 0,
         line: 1,
+        ended: false,
     };
     let mut out = Vec::new();
     loop {
         let number = out.len() + 1;
         let begin = p.i;
+        p.ended = false;
         match p.game(number) {
-            Ok(Some(g)) => out.push(Ok(g)),
+            Ok(Some(g)) => out.push((Ok(g), p.i, p.ended)),
             Ok(None) => break,
             Err(e) => {
-                out.push(Err(e));
                 p.recover(p.i == begin);
+                out.push((Err(e), p.i, false));
             }
         }
     }
@@ -194,6 +236,8 @@ struct Parser {
     chars: Vec<char>,
     i: usize,
     line: usize,
+    /// The last game read ended with a result in its movetext.
+    ended: bool,
 }
 
 /// What a word of movetext turned out to be.
@@ -319,6 +363,7 @@ impl Parser {
                         Ok(Word::Move(m)) => g.moves.push(m),
                         Ok(Word::Result(r)) => {
                             g.result = Some(r);
+                            self.ended = true;
                             return Ok(Some(finish(g)));
                         }
                         Err(m) => return Err(err(line, m)),
@@ -808,5 +853,29 @@ mod tests {
         assert!(matches!(classify("1/2-1/2"), Ok(Word::Result(_))));
         assert!(classify("hello").is_err());
         assert!(classify("32-").is_err());
+    }
+
+    #[test]
+    fn spans_say_where_games_end_and_whether_a_result_ends_them() {
+        let whole = "[Event \"é\"]\n[Result \"2-0\"]\n\n1. 32-28 {ça} 19-23 2-0\n\n";
+        let torn = "[Event \"b\"]\n[Result \"0-2\"]\n\n1. 32-28 {[%eval";
+        let cut = "[Event \"c\"]\n[Result \"1-1\"]\n\n1. 32-28 19-23 ";
+        let text = format!("{whole}{torn}");
+        let spans = parse_pdn_spans(&text);
+        assert_eq!(spans.len(), 2);
+        assert!(spans[0].ended);
+        assert_eq!(spans[0].end, whole.trim_end().len());
+        assert!(spans[1].game.is_err() && !spans[1].ended);
+        assert_eq!(spans[1].end, text.len());
+        let text = format!("{whole}{cut}");
+        let spans = parse_pdn_spans(&text);
+        // The Result tag gives the cut game a result, but no result ends it.
+        let g = spans[1].game.as_ref().unwrap();
+        assert_eq!(g.result.as_deref(), Some("1-1"));
+        assert!(!spans[1].ended);
+        assert_eq!(
+            parse_pdn(&text),
+            spans.into_iter().map(|s| s.game).collect::<Vec<_>>()
+        );
     }
 }

@@ -10,7 +10,7 @@
 //! error and prints no result.
 
 use std::fs::OpenOptions;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -21,7 +21,9 @@ use crate::eval::Evaluate;
 use crate::game::{DrawReason, Game, Outcome};
 use crate::movegen::Move;
 use crate::notation::movetext::move_with_captures;
-use crate::notation::pdn::{parse_pdn, parse_result, result_string_for, write_pdn_with_comments};
+use crate::notation::pdn::{
+    parse_pdn, parse_pdn_spans, parse_result, result_string_for, write_pdn_with_comments,
+};
 use crate::rules::{Color, Rules};
 use crate::search::{plies_to_end, Limits, WIN_BOUND};
 use crate::tools::openings::{generate_openings, load_openings, Opening};
@@ -645,34 +647,43 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     let mut done: Vec<GameResult> = Vec::new();
     if opts.resume {
         if let Some(path) = &opts.pdn {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                for g in parse_pdn(&text).into_iter().flatten() {
-                    let Some(round) = g.tag("Round").and_then(|r| r.parse::<usize>().ok()) else {
-                        continue;
-                    };
-                    let Some(spec) = sched.get(round.wrapping_sub(1)) else {
-                        continue;
-                    };
-                    let (w, b) = (g.tag("White").unwrap_or("?"), g.tag("Black").unwrap_or("?"));
-                    if w != names[spec.white] || b != names[spec.black] {
-                        return Err(format!(
-                            "--resume: game {round} in {path} is {w} - {b}, but this match has {} - {} there (engines are matched by name: the engine's id or name=)",
-                            names[spec.white], names[spec.black]
-                        ));
-                    }
-                    let Some(winner) = parse_result(g.tag("Result").unwrap_or("*")) else {
-                        continue;
-                    };
-                    let reason = g.tag("Termination").unwrap_or("resumed").to_string();
-                    done.push(GameResult {
-                        index: spec.index,
-                        white: spec.white,
-                        black: spec.black,
-                        winner,
-                        ending: Ending::of_termination(&reason),
-                        reason,
-                    });
+            let bytes = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                Err(e) => return Err(format!("--resume: PDN file {path}: {e}")),
+            };
+            let whole =
+                whole_games(&bytes).map_err(|e| format!("--resume: PDN file {path}: {e}"))?;
+            let text = std::str::from_utf8(&bytes[..whole.end]).unwrap_or_default();
+            for g in parse_pdn(text).into_iter().flatten() {
+                let Some(round) = g.tag("Round").and_then(|r| r.parse::<usize>().ok()) else {
+                    continue;
+                };
+                let Some(spec) = sched.get(round.wrapping_sub(1)) else {
+                    continue;
+                };
+                let (w, b) = (g.tag("White").unwrap_or("?"), g.tag("Black").unwrap_or("?"));
+                if w != names[spec.white] || b != names[spec.black] {
+                    return Err(format!(
+                        "--resume: game {round} in {path} is {w} - {b}, but this match has {} - {} there (engines are matched by name: the engine's id or name=)",
+                        names[spec.white], names[spec.black]
+                    ));
                 }
+                let Some(winner) = parse_result(g.tag("Result").unwrap_or("*")) else {
+                    continue;
+                };
+                let reason = g.tag("Termination").unwrap_or("resumed").to_string();
+                done.push(GameResult {
+                    index: spec.index,
+                    white: spec.white,
+                    black: spec.black,
+                    winner,
+                    ending: Ending::of_termination(&reason),
+                    reason,
+                });
+            }
+            if let Some(note) = mend_pdn(path, &bytes, &whole)? {
+                out(note);
             }
         }
         out(format!("resume: {} games already played", done.len()));
@@ -958,6 +969,104 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     Ok(())
 }
 
+/// Where the whole games of a PDN file end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct WholeGames {
+    /// The byte offset just after the result of the last whole game (0
+    /// when there is none): what follows is blank, or a game cut short.
+    end: usize,
+    /// Games (whole or not) read before `end`.
+    games: usize,
+}
+
+/// Finds the end of the last whole game of a PDN file: one ended by a
+/// result in its movetext (a game cut short may have a `Result` tag, but
+/// not this) with as many moves as its `PlyCount` tag says, when it has
+/// one (a move like `1-12` cut to `1-1` reads as a result). Bytes that are
+/// not UTF-8 are an error, except an incomplete character at the very end.
+fn whole_games(bytes: &[u8]) -> Result<WholeGames, String> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(e) => {
+            return Err(format!(
+                "a byte that is not UTF-8 at byte {}",
+                e.valid_up_to()
+            ))
+        }
+    };
+    let spans = parse_pdn_spans(text);
+    let mut whole = WholeGames { end: 0, games: 0 };
+    for (k, span) in spans.iter().enumerate() {
+        let Ok(g) = &span.game else { continue };
+        let plies_agree = match g.tag("PlyCount").map(|p| p.trim().parse::<usize>()) {
+            Some(Ok(p)) => p == g.moves.len(),
+            Some(Err(_)) => false,
+            None => true,
+        };
+        if span.ended && plies_agree {
+            whole = WholeGames {
+                end: span.end,
+                games: k + 1,
+            };
+        }
+    }
+    Ok(whole)
+}
+
+/// Readies a PDN file for more games. A game cut short at its end (a
+/// killed match, a full disk) is cut off, its bytes kept in
+/// `<path>.torn` (or `.torn.2`, ...); the file then ends with a blank line
+/// after its last whole game, so each game appended starts after one.
+/// Returns the line telling what was cut, if anything was.
+fn mend_pdn(path: &str, bytes: &[u8], whole: &WholeGames) -> Result<Option<String>, String> {
+    let tail = &bytes[whole.end..];
+    let torn = !tail.iter().all(u8::is_ascii_whitespace);
+    let separator: &[u8] = if whole.end > 0 { b"\n\n" } else { b"" };
+    if !torn && tail == separator {
+        return Ok(None);
+    }
+    let mut note = None;
+    if torn {
+        let copy = (1..)
+            .map(|k| match k {
+                1 => format!("{path}.torn"),
+                k => format!("{path}.torn.{k}"),
+            })
+            .find(|p| !std::path::Path::new(p).exists())
+            .expect("a free name");
+        // The torn game, without the blank line before it.
+        let blank = tail.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let (start, tail) = (whole.end + blank, &tail[blank..]);
+        std::fs::write(&copy, tail).map_err(|e| {
+            format!("--resume: {path} ends with a torn game, which cannot be kept in {copy}: {e}")
+        })?;
+        let text = String::from_utf8_lossy(tail);
+        let round = text
+            .split_once("[Round \"")
+            .and_then(|(_, r)| r.split_once('"'))
+            .map(|(r, _)| format!(" (round {})", r.escape_debug()))
+            .unwrap_or_default();
+        note = Some(format!(
+            "resume: cut a torn game off the end of {path}: game {}{round}, {} bytes from byte {start}; they are kept in {copy}",
+            whole.games + 1,
+            tail.len(),
+        ));
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("--resume: PDN file {path}: {e}"))?;
+    file.set_len(whole.end as u64)
+        .and_then(|_| file.seek(SeekFrom::End(0)))
+        .and_then(|_| file.write_all(separator))
+        .and_then(|_| file.flush())
+        .map_err(|e| format!("--resume: PDN file {path}: {e}"))?;
+    Ok(note)
+}
+
 /// `endings: no legal move 12, threefold repetition 3, ...`: the games by
 /// how they ended, kinds with no game left out.
 fn endings_line<R: Rules>(results: &[GameResult]) -> String {
@@ -1197,6 +1306,26 @@ mod tests {
         let mut seen = FxHashSet::default();
         seen.insert(g.position().key());
         extend(&g, &mut seen).expect("a quiet line to the draw rule")
+    }
+
+    #[test]
+    fn whole_games_end_after_the_last_result_that_agrees_with_plycount() {
+        let first = "[Event \"a\"]\n[PlyCount \"2\"]\n\n1. 32-28 19-23 2-0";
+        // `1-12` cut to `1-1`: a result, but one move short of PlyCount.
+        let cut = "\n\n[Event \"b\"]\n[PlyCount \"4\"]\n\n1. 32-28 19-23 2. 28x19 1-1";
+        let text = format!("{first}{cut}");
+        let w = whole_games(text.as_bytes()).unwrap();
+        assert_eq!((w.end, w.games), (first.len(), 1));
+        let w = whole_games(format!("{first}\n\n").as_bytes()).unwrap();
+        assert_eq!((w.end, w.games), (first.len(), 1));
+        assert_eq!(whole_games(b"").unwrap(), WholeGames { end: 0, games: 0 });
+        // An incomplete character at the end is part of a torn game; a
+        // byte that is not UTF-8 before it is an error.
+        let mut bytes = format!("{first}\n\n[White \"Dam").into_bytes();
+        bytes.push(0xC3);
+        assert_eq!(whole_games(&bytes).unwrap().end, first.len());
+        bytes.insert(3, 0xFF);
+        assert!(whole_games(&bytes).unwrap_err().contains("byte 3"));
     }
 
     #[test]

@@ -717,7 +717,7 @@ impl HubPlayer {
                 "error" if after != "ping" => {
                     return Err(self.fail(&format!("answered '{l}' during the handshake")))
                 }
-                "id" if word == "wait" => self.declared.name = cmd.get("name").map(str::to_string),
+                "id" if word == "wait" => self.declared.name = cmd.get("name").map(printable),
                 "param" if word == "wait" => {
                     if let Some(n) = cmd.get("name") {
                         self.declared
@@ -820,7 +820,8 @@ impl HubPlayer {
         let (tx, rx) = channel();
         if let Some(stdout) = stdout {
             std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let mut reader = BufReader::new(stdout);
+                while let Some(line) = read_lossy_line(&mut reader) {
                     if tx.send(line).is_err() {
                         break;
                     }
@@ -923,6 +924,40 @@ impl Drop for HubPlayer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The longest line read from an engine at once; a longer one arrives in
+/// pieces (and is most likely ignored), so an engine cannot fill memory.
+const MAX_LINE: u64 = 1 << 20;
+
+/// The next line of an engine's output without its line end, `None` once
+/// the output ends or cannot be read. Bytes that are not UTF-8 (a Latin-1
+/// name, say) become U+FFFD: the engine plays on.
+fn read_lossy_line(reader: &mut impl BufRead) -> Option<String> {
+    let mut buf = Vec::new();
+    match reader.by_ref().take(MAX_LINE).read_until(b'\n', &mut buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            while buf.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8_lossy(&buf).into_owned())
+        }
+    }
+}
+
+/// `text` with its control characters escaped (`\u{1b}`), for a name
+/// shown on the terminal and written to the PDN.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Reads a Hub score (men) into centi-men, wins as search scores.
@@ -1208,6 +1243,17 @@ mod tests {
         assert!("x+1".parse::<TimeControl>().is_err());
         assert!("-1".parse::<TimeControl>().is_err());
         assert!("inf".parse::<TimeControl>().is_err());
+    }
+
+    #[test]
+    fn engine_output_is_read_lossily() {
+        let mut r =
+            std::io::Cursor::new(b"id name=Dam\xe9\r\ninfo string caf\xe9\n\x1bdone".to_vec());
+        assert_eq!(read_lossy_line(&mut r).unwrap(), "id name=Dam\u{FFFD}");
+        assert_eq!(read_lossy_line(&mut r).unwrap(), "info string caf\u{FFFD}");
+        assert_eq!(read_lossy_line(&mut r).unwrap(), "\u{1b}done");
+        assert_eq!(read_lossy_line(&mut r), None);
+        assert_eq!(printable("Dam\u{FFFD}\u{1b}[2J"), "Dam\u{FFFD}\\u{1b}[2J");
     }
 
     #[test]

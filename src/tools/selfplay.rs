@@ -4,7 +4,12 @@
 //! # Data format
 //!
 //! A file holds the games of one variant. It opens with `KDSP`, the format
-//! version (u32, little-endian) and the variant's name (u8 length + bytes).
+//! version (u32, little-endian), the variant's name (u8 length + bytes)
+//! and, from version 2, the settings that made its games (u16 length +
+//! `key=value` words separated by spaces: `nodes`, `depth`, `seed`,
+//! `opening-plies`, `max-plies`, `adjudicate`, `adjudicate-plies`, `hash`
+//! and `weights`, a fingerprint of the evaluation's weights), which
+//! `--resume` checks. Version 1 files (no settings) are read as before.
 //! Each game follows as one record, written whole and flushed, so a killed
 //! run loses at most the game being written and `--resume` cuts a torn last
 //! record off:
@@ -37,7 +42,8 @@ use crate::search::threads::Searcher;
 use crate::search::{Job, Limits, WIN_BOUND};
 
 const MAGIC: &[u8; 4] = b"KDSP";
-const VERSION: u32 = 1;
+/// The version written: 2 records the settings.
+const VERSION: u32 = 2;
 const GAME_MARK: u8 = 0xA5;
 /// Score of a ply that was not searched (random opening move).
 pub const NO_SCORE: i16 = i16::MIN;
@@ -102,32 +108,75 @@ impl GameRecord {
     }
 }
 
-/// A file's header bytes for variant `name`.
-fn header(name: &str) -> Vec<u8> {
+/// A file's header bytes for variant `name` and its `settings`.
+fn header(name: &str, settings: &str) -> Vec<u8> {
     let mut h = MAGIC.to_vec();
     h.extend_from_slice(&VERSION.to_le_bytes());
     h.push(name.len() as u8);
     h.extend_from_slice(name.as_bytes());
+    let settings = &settings.as_bytes()[..settings.len().min(u16::MAX as usize)];
+    h.extend_from_slice(&(settings.len() as u16).to_le_bytes());
+    h.extend_from_slice(settings);
     h
+}
+
+/// What a data file's header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Format version (1 or 2).
+    pub version: u32,
+    /// The variant's name.
+    pub variant: String,
+    /// The settings that made the games (`key=value` words), from
+    /// version 2.
+    pub settings: Option<String>,
+    /// Its length in bytes: where the first game starts.
+    pub len: usize,
+}
+
+/// Reads a data file's header, of any variant.
+pub fn read_header(bytes: &[u8]) -> Result<Header, String> {
+    if bytes.len() < 9 || bytes[..4] != MAGIC[..] {
+        return Err("not a kondavo self-play file (bad magic)".into());
+    }
+    let version = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
+    if !(1..=VERSION).contains(&version) {
+        return Err(format!(
+            "self-play format version {version}, this build reads 1 to {VERSION}"
+        ));
+    }
+    let n = bytes[8] as usize;
+    let truncated = || "self-play file: the header is cut short".to_string();
+    let name = bytes.get(9..9 + n).ok_or_else(truncated)?;
+    let mut len = 9 + n;
+    let mut settings = None;
+    if version >= 2 {
+        let m = bytes.get(len..len + 2).ok_or_else(truncated)?;
+        let m = u16::from_le_bytes([m[0], m[1]]) as usize;
+        let text = bytes.get(len + 2..len + 2 + m).ok_or_else(truncated)?;
+        settings = Some(String::from_utf8_lossy(text).into_owned());
+        len += 2 + m;
+    }
+    Ok(Header {
+        version,
+        variant: String::from_utf8_lossy(name).into_owned(),
+        settings,
+        len,
+    })
 }
 
 /// The games of a data file of variant `R`, and the length of its complete
 /// part (a torn last record is left out). A wrong header is an error.
 pub fn read_games<R: Rules>(bytes: &[u8]) -> Result<(Vec<GameRecord>, usize), String> {
-    let h = header(R::NAME);
-    if bytes.len() < h.len() || bytes[..4] != MAGIC[..] {
-        return Err("not a kondavo self-play file (bad magic)".into());
+    let h = read_header(bytes)?;
+    if h.variant != R::NAME {
+        return Err(format!(
+            "self-play file is not of variant {} (it is {:?})",
+            R::NAME,
+            h.variant
+        ));
     }
-    if bytes[..h.len()] != h[..] {
-        let v = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
-        if v != VERSION {
-            return Err(format!(
-                "self-play format version {v}, this build reads {VERSION}"
-            ));
-        }
-        return Err(format!("self-play file is not of variant {}", R::NAME));
-    }
-    let mut at = h.len();
+    let mut at = h.len;
     let mut games = Vec::new();
     loop {
         if bytes.len() - at < 13 {
@@ -325,6 +374,76 @@ pub fn play_game<R: Evaluate>(
     }
 }
 
+/// The settings that make the games of `opts` what they are (the games'
+/// count and the threads do not), as `key=value` words in the order they
+/// are recorded. `weights` is a fingerprint (FNV-1a) of the evaluation's
+/// weights for `R`.
+pub fn settings<R: Evaluate>(opts: &SelfplayOptions) -> String {
+    let or_none = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+    let weights = crate::eval::learned::fnv1a(&R::slot().get::<R>().to_bytes());
+    [
+        ("nodes", or_none(opts.nodes.map(|n| n.to_string()))),
+        ("depth", or_none(opts.depth.map(|d| d.to_string()))),
+        ("seed", opts.seed.to_string()),
+        ("opening-plies", opts.opening_plies.to_string()),
+        ("max-plies", opts.max_plies.to_string()),
+        ("adjudicate", opts.adjudicate_cp.to_string()),
+        ("adjudicate-plies", opts.adjudicate_plies.to_string()),
+        ("hash", opts.hash_mib.to_string()),
+        ("weights", format!("{weights:016x}")),
+    ]
+    .iter()
+    .map(|(k, v)| format!("{k}={v}"))
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// Each difference between the settings a file was made with and this
+/// run's (`variant` first), as `was made with k=a, this run has k=b`;
+/// empty when they agree. Another variant has other weights: they are
+/// then not named.
+fn differences(file_variant: &str, file: &str, variant: &str, run: &str) -> Vec<String> {
+    fn pairs(text: &str) -> Vec<(&str, &str)> {
+        text.split_whitespace()
+            .map(|w| w.split_once('=').unwrap_or((w, "")))
+            .collect()
+    }
+    let mut theirs = vec![("variant", file_variant)];
+    theirs.extend(pairs(file));
+    let mut ours = vec![("variant", variant)];
+    ours.extend(pairs(run));
+    let find = |list: &[(&str, &str)], k: &str| {
+        list.iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string())
+    };
+    let mut keys: Vec<&str> = ours.iter().map(|(k, _)| *k).collect();
+    for (k, _) in &theirs {
+        if !keys.contains(k) {
+            keys.push(k);
+        }
+    }
+    let other_variant = file_variant != variant;
+    keys.into_iter()
+        .filter(|k| !(other_variant && *k == "weights"))
+        .filter_map(|k| {
+            let (a, b) = (find(&theirs, k), find(&ours, k));
+            (a != b).then(|| {
+                let show = |v: Option<String>| match v {
+                    Some(v) => format!("{}={}", k.escape_debug(), v.escape_debug()),
+                    None => format!("no {}", k.escape_debug()),
+                };
+                let note = if k == "weights" {
+                    " (fingerprints of the evaluation's weights: see --weights)"
+                } else {
+                    ""
+                };
+                format!("was made with {}, this run has {}{note}", show(a), show(b))
+            })
+        })
+        .collect()
+}
+
 /// Runs self-play; `out` gets the report lines. Returns the positions
 /// written this run.
 pub fn run_selfplay<R: Evaluate>(
@@ -335,6 +454,7 @@ pub fn run_selfplay<R: Evaluate>(
         return Err("selfplay needs --nodes or --depth".into());
     }
     let path = &opts.out;
+    let ours = settings::<R>(opts);
     let exists = std::path::Path::new(path).exists();
     let mut done = 0;
     let mut file: File;
@@ -343,6 +463,28 @@ pub fn run_selfplay<R: Evaluate>(
         File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .map_err(|e| format!("{path}: {e}"))?;
+        let h = read_header(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        match &h.settings {
+            Some(theirs) => {
+                let diff = differences(&h.variant, theirs, R::NAME, &ours);
+                if !diff.is_empty() {
+                    return Err(format!(
+                        "--resume: {path} {} (resume with the file's settings, or write to another --out)",
+                        diff.join("; it ")
+                    ));
+                }
+            }
+            None => {
+                let diff = differences(&h.variant, "", R::NAME, "");
+                if !diff.is_empty() {
+                    return Err(format!("--resume: {path} {}", diff.join("; it ")));
+                }
+                out(format!(
+                    "warning: {path} does not record the settings it was made with (a file of format version {}): they are not checked against this run's ({ours})",
+                    h.version
+                ));
+            }
+        }
         let (games, complete) = read_games::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
         done = games.len();
         file = OpenOptions::new()
@@ -368,7 +510,7 @@ pub fn run_selfplay<R: Evaluate>(
         ));
     } else {
         file = File::create(path).map_err(|e| format!("{path}: {e}"))?;
-        file.write_all(&header(R::NAME))
+        file.write_all(&header(R::NAME, &ours))
             .map_err(|e| format!("{path}: {e}"))?;
     }
     if done >= opts.games {
@@ -463,4 +605,63 @@ fn progress_bar(opts: &SelfplayOptions, n: u64) -> Option<indicatif::ProgressBar
         bar.set_style(style);
     }
     Some(bar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_of_both_versions() {
+        let h = header("english", "nodes=300 seed=1");
+        let read = read_header(&h).unwrap();
+        assert_eq!(
+            read,
+            Header {
+                version: 2,
+                variant: "english".into(),
+                settings: Some("nodes=300 seed=1".into()),
+                len: h.len(),
+            }
+        );
+        let mut old = b"KDSP".to_vec();
+        old.extend_from_slice(&1u32.to_le_bytes());
+        old.push(7);
+        old.extend_from_slice(b"english");
+        let read = read_header(&old).unwrap();
+        assert_eq!(
+            (read.version, read.settings, read.len),
+            (1, None, old.len())
+        );
+        assert!(read_header(&h[..h.len() - 1])
+            .unwrap_err()
+            .contains("cut short"));
+        let mut future = h.clone();
+        future[4] = 3;
+        assert!(read_header(&future).unwrap_err().contains("version 3"));
+        assert!(read_header(b"KDSX\x01\0\0\0\0").is_err());
+    }
+
+    #[test]
+    fn differences_name_each_setting() {
+        let d = differences(
+            "english",
+            "nodes=300 seed=1 x=1",
+            "english",
+            "nodes=200 seed=1",
+        );
+        assert_eq!(
+            d,
+            [
+                "was made with nodes=300, this run has nodes=200",
+                "was made with x=1, this run has no x",
+            ]
+        );
+        assert!(differences("english", "seed=1", "english", "seed=1").is_empty());
+        let d = differences("russian", "weights=1", "english", "weights=2");
+        assert_eq!(
+            d,
+            ["was made with variant=russian, this run has variant=english"]
+        );
+    }
 }
