@@ -11,6 +11,9 @@
 //! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
 //!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
 //!    once into generic code with [`with_rules!`].
+//!
+//! Beside the layers, [`stdio`] (standard output and error, where a closed
+//! pipe ends the process quietly) imports nothing of the crate.
 
 pub mod egdb;
 pub mod eval;
@@ -22,6 +25,7 @@ pub mod position;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod stdio;
 pub mod tools;
 pub mod tt;
 pub mod variant;
