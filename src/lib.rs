@@ -2,9 +2,9 @@
 //!
 //! Layers, ground floor up (each imports only the ones below):
 //! 1. [`geometry`]: boards as bitboards;
-//! 2. [`rules`] (one file per variant), [`movegen`], [`position`] and
-//!    hashing, [`notation`] (FEN, move text, diagrams), [`game`] (end and
-//!    draw rules);
+//! 2. [`rules`] (one file per variant), [`movegen`] and its perft
+//!    counters, [`position`] and hashing, [`notation`] (FEN, move text,
+//!    diagrams), [`game`] (end and draw rules);
 //! 3. [`eval`] (one file per variant), the transposition table [`tt`] and
 //!    the endgame databases [`egdb`];
 //! 4. [`search`] and its threads and time management;

@@ -56,8 +56,8 @@ pub fn err(line: impl Display) {
     let _ = closed_pipe_ends(writeln!(lock, "{line}"));
 }
 
-/// Standard output as a [`Write`]r, for the Hub loop's
-/// [`crate::protocol::Output`]: a closed pipe ends the process with
+/// Standard output as a [`Write`]r, for the Hub loop's protocol output
+/// (`protocol::Output::stdout`): a closed pipe ends the process with
 /// [`BROKEN_PIPE_STATUS`], other failures are returned.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stdout;
