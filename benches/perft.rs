@@ -2,9 +2,9 @@
 //! last ply, one thread). Throughput is reported in leaves.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use kondavo::movegen::perft::perft;
 use kondavo::position::Position;
 use kondavo::rules::Rules;
-use kondavo::tools::perft::perft;
 use kondavo::{with_rules, Variant};
 
 /// Depth per variant: a few million leaves each.

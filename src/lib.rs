@@ -2,15 +2,18 @@
 //!
 //! Layers, ground floor up (each imports only the ones below):
 //! 1. [`geometry`]: boards as bitboards;
-//! 2. [`rules`] (one file per variant), [`movegen`], [`position`] and
-//!    hashing, [`notation`] (FEN, move text, diagrams), [`game`] (end and
-//!    draw rules);
+//! 2. [`rules`] (one file per variant), [`movegen`] and its perft
+//!    counters, [`position`] and hashing, [`notation`] (FEN, move text,
+//!    diagrams), [`game`] (end and draw rules);
 //! 3. [`eval`] (one file per variant), the transposition table [`tt`] and
 //!    the endgame databases [`egdb`];
 //! 4. [`search`] and its threads and time management;
 //! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
 //!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
 //!    once into generic code with [`with_rules!`].
+//!
+//! Beside the layers, [`stdio`] (standard output and error, where a closed
+//! pipe ends the process quietly) imports nothing of the crate.
 
 pub mod egdb;
 pub mod eval;
@@ -22,6 +25,7 @@ pub mod position;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod stdio;
 pub mod tools;
 pub mod tt;
 pub mod variant;

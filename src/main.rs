@@ -1,6 +1,6 @@
 //! The `kondavo` command line.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -11,6 +11,7 @@ use kondavo::protocol::dxp::DxpOptions;
 use kondavo::protocol::hub::Hub;
 use kondavo::protocol::Output;
 use kondavo::search::Limits;
+use kondavo::stdio::{err, out};
 use kondavo::tools::analyse::AnalyseOptions;
 use kondavo::tools::matchrun::MatchOptions;
 use kondavo::tools::players::{EngineSpec, TimeControl};
@@ -551,15 +552,13 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
     match action {
         EgdbCommand::Build(t) => with_threads(t.threads, || {
             let progress = std::io::stderr().is_terminal();
-            tools::egdb::run_build(t.variant, t.pieces, &t.dir, progress, &mut |l| {
-                println!("{l}")
-            })
+            tools::egdb::run_build(t.variant, t.pieces, &t.dir, progress, &mut |l| out(l))
         }),
         EgdbCommand::Verify(t) => with_threads(t.threads, || {
-            tools::egdb::run_verify(t.variant, t.pieces, &t.dir, &mut |l| println!("{l}"))
+            tools::egdb::run_verify(t.variant, t.pieces, &t.dir, &mut |l| out(l))
         }),
         EgdbCommand::Probe { variant, fen, dir } => {
-            tools::egdb::run_probe(variant, &fen, &dir, &mut |l| println!("{l}"))
+            tools::egdb::run_probe(variant, &fen, &dir, &mut |l| out(l))
         }
         EgdbCommand::Convert {
             variant,
@@ -595,7 +594,7 @@ fn run_egdb(action: EgdbCommand) -> Result<(), String> {
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 hash_mib: 16,
             };
-            tools::egdb::run_convert(&opts, &mut |l| println!("{l}")).map(|_| ())
+            tools::egdb::run_convert(&opts, &mut |l| out(l)).map(|_| ())
         }
     }
 }
@@ -750,7 +749,7 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
         start_timeout: seconds(a.start_timeout, "--start-timeout")?,
         time_margin: seconds(a.time_margin, "--time-margin")?,
     };
-    tools::matchrun::run_match(&opts, &mut |l| println!("{l}"))
+    tools::matchrun::run_match(&opts, &mut |l| out(l))
 }
 
 fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
@@ -775,7 +774,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
         adjudicate_plies: 4,
         progress: true,
     };
-    with_rules!(a.variant, R => tools::selfplay::run_selfplay::<R>(&opts, &mut |l| println!("{l}")))
+    with_rules!(a.variant, R => tools::selfplay::run_selfplay::<R>(&opts, &mut |l| out(l)))
         .map(|_| ())
 }
 
@@ -818,7 +817,7 @@ fn run_train(a: TrainArgs) -> Result<(), String> {
             note: a.note.clone(),
             man: (a.man > 0.0).then_some(a.man),
         };
-        tools::train::run_train::<R>(&opts, &mut |l| println!("{l}")).map(|_| ())
+        tools::train::run_train::<R>(&opts, &mut |l| out(l)).map(|_| ())
     })
 }
 
@@ -838,12 +837,7 @@ fn run_analyse(mut a: AnalyseArgs) -> Result<(), String> {
         hash: a.search.hash,
         annotate: a.annotate,
     };
-    let stdout = std::io::stdout();
-    tools::analyse::run_analyse(&opts, &mut |l| {
-        let mut lock = stdout.lock();
-        let _ = writeln!(lock, "{l}");
-        let _ = lock.flush();
-    })
+    tools::analyse::run_analyse(&opts, &mut |l| out(l))
 }
 
 /// Bench depth per variant when none is given: a second or so each.
@@ -868,7 +862,7 @@ fn run_search(
             Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
             None => Position::start(),
         };
-        tools::search::run_search(pos, limits, threads, hash, &mut |l| println!("{l}"));
+        tools::search::run_search(pos, limits, threads, hash, &mut |l| out(l));
         Ok(())
     })
 }
@@ -882,12 +876,15 @@ fn run_bench(variant: Option<Variant>, depth: Option<i32>, threads: usize, hash:
     let mut time = 0.0;
     for v in variants {
         let d = depth.unwrap_or_else(|| bench_depth(v));
-        let (n, t) = with_rules!(v, R => tools::search::bench::<R>(d, threads, hash, &mut |l| println!("{l}")));
+        let (n, t) =
+            with_rules!(v, R => tools::search::bench::<R>(d, threads, hash, &mut |l| out(l)));
         nodes += n;
         time += t.as_secs_f64();
     }
     let nps = if time > 0.0 { nodes as f64 / time } else { 0.0 };
-    println!("bench nodes={nodes} time={time:.3} nps={nps:.0}");
+    out(format_args!(
+        "bench nodes={nodes} time={time:.3} nps={nps:.0}"
+    ));
 }
 
 fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result<(), String> {
@@ -896,8 +893,8 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
             Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
             None => Position::start(),
         };
-        println!("perft {} {}", variant, write_fen(&pos));
-        perft::run(&pos, opts, &mut |line| println!("{line}"));
+        out(format_args!("perft {} {}", variant, write_fen(&pos)));
+        perft::run(&pos, opts, &mut |line| out(line));
         Ok(())
     })
 }
@@ -907,14 +904,14 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
 fn run_hub(egdb: Option<(&str, u32)>) {
     // Nothing may reach stderr in protocol mode, not even a panic message.
     std::panic::set_hook(Box::new(|_| {}));
-    let out = Output::stdout();
+    let output = Output::stdout();
     if std::io::stdin().is_terminal() {
-        out.line(&format!(
+        output.line(&format!(
             "info string kondavo {}: Hub protocol; type 'help' for commands, 'quit' to leave",
             env!("CARGO_PKG_VERSION")
         ));
     }
-    let mut hub = Hub::new(out);
+    let mut hub = Hub::new(output);
     if let Some((path, pieces)) = egdb {
         hub = hub.with_egdb(path, pieces);
     }
@@ -925,21 +922,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     for w in &cli.weights {
         if let Err(e) = kondavo::eval::learned::install_file(w) {
-            eprintln!("kondavo: --weights: {e}");
+            err(format_args!("kondavo: --weights: {e}"));
             return ExitCode::FAILURE;
         }
     }
     let hub = matches!(cli.command, None | Some(Command::Hub));
     if let (Some(path), false) = (&cli.egdb_path, hub) {
         let Some(variant) = egdb_variant(&cli.command) else {
-            eprintln!("kondavo: --egdb-path is for search, analyse, match, dxp and hub");
+            err(format_args!(
+                "kondavo: --egdb-path is for search, analyse, match, dxp and hub"
+            ));
             return ExitCode::FAILURE;
         };
         let pieces = cli.egdb_pieces.unwrap_or(0);
         match kondavo::egdb::install(variant, std::path::Path::new(path), pieces) {
-            Ok(n) => eprintln!("kondavo: endgame databases: {n} pieces of {variant}"),
+            Ok(n) => err(format_args!(
+                "kondavo: endgame databases: {n} pieces of {variant}"
+            )),
             Err(e) => {
-                eprintln!("kondavo: --egdb-path: {e}");
+                err(format_args!("kondavo: --egdb-path: {e}"));
                 return ExitCode::FAILURE;
             }
         }
@@ -979,8 +980,7 @@ fn main() -> ExitCode {
                 ..Default::default()
             };
             // Connections, games and errors, one line each, on stderr.
-            kondavo::protocol::dxp::run(&opts, &|line| eprintln!("{line}"))
-                .map_err(|e| format!("dxp: {e}"))
+            kondavo::protocol::dxp::run(&opts, &|line| err(line)).map_err(|e| format!("dxp: {e}"))
         }
         Some(Command::Perft {
             variant,
@@ -1010,7 +1010,7 @@ fn main() -> ExitCode {
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Moves { variant, fen, json }) => {
-            tools::moves::run_moves(variant, fen.as_deref(), json, &mut |l| println!("{l}"))
+            tools::moves::run_moves(variant, fen.as_deref(), json, &mut |l| out(l))
         }
         Some(Command::Selfplay(a)) => run_selfplay(a),
         Some(Command::Train(a)) => run_train(a),
@@ -1027,7 +1027,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kondavo: {e}");
+            err(format_args!("kondavo: {e}"));
             ExitCode::FAILURE
         }
     }

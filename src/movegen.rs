@@ -12,6 +12,8 @@
 //! the capture tree. Precedence rules (majority, Italian order) are applied
 //! while moves are added: a better capture clears the list.
 
+pub mod perft;
+
 use arrayvec::ArrayVec;
 
 use crate::geometry::{bit_index, opposite, Bitboard, Bits, Dir, Geometry};

@@ -3,10 +3,10 @@
 //! the file). Records above a node limit are skipped so that `cargo test`
 //! stays quick; set `KONDAVO_PERFT_LIMIT` (leaves) to run more of them.
 
+use kondavo::movegen::perft::{perft, perft_parallel};
 use kondavo::notation::fen::parse_fen;
 use kondavo::position::Position;
 use kondavo::rules::Rules;
-use kondavo::tools::perft::{perft, perft_parallel};
 use kondavo::{with_rules, Variant};
 
 /// Default node limit per record.

@@ -23,9 +23,11 @@ impl std::fmt::Debug for Output {
 }
 
 impl Output {
-    /// Lines to standard output.
+    /// Lines to standard output. A GUI that closed its end of the pipe
+    /// ends the engine at the next line, with status 141
+    /// ([`crate::stdio::Stdout`]): nothing it could still send is answered.
     pub fn stdout() -> Self {
-        Output(Arc::new(Mutex::new(Box::new(std::io::stdout()))))
+        Output(Arc::new(Mutex::new(Box::new(crate::stdio::Stdout))))
     }
 
     /// Lines to any writer (tests).
@@ -34,8 +36,8 @@ impl Output {
     }
 
     /// Writes one line, passed through [`escape`] so that it stays one
-    /// line for every client. A closed pipe is ignored: the reader will see
-    /// the end of its input and quit.
+    /// line for every client. A failed write is ignored here (see
+    /// [`Output::stdout`] for a closed standard output).
     pub fn line(&self, s: &str) {
         let s = escape(s);
         if let Ok(mut w) = self.0.lock() {

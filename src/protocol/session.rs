@@ -8,6 +8,7 @@ use super::hubpos::{move_to_hub, parse_hub_move, parse_hub_pos, write_hub_pos};
 use super::quote;
 use crate::eval::Evaluate;
 use crate::game::Game;
+use crate::movegen::perft::perft;
 use crate::movegen::{generate_dups, MoveList};
 use crate::notation::display::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
@@ -16,7 +17,6 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::search::threads::{SearchHandle, Searcher};
 use crate::search::{plies_to_end, Info, Job, Limits, SearchResult};
-use crate::tools::perft::perft;
 use crate::{with_rules, Variant};
 
 /// What the protocols need of an engine for one rule set.

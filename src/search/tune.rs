@@ -117,7 +117,7 @@ pub fn params() -> &'static Params {
     static P: OnceLock<Params> = OnceLock::new();
     P.get_or_init(|| match std::env::var("KONDAVO_TUNE") {
         Ok(t) => Params::parse(&t).unwrap_or_else(|e| {
-            eprintln!("kondavo: KONDAVO_TUNE ignored: {e}");
+            crate::stdio::err(format_args!("kondavo: KONDAVO_TUNE ignored: {e}"));
             DEFAULT
         }),
         Err(_) => DEFAULT,

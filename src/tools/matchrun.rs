@@ -738,7 +738,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         if opts.progress {
             bar.println(text);
         } else {
-            eprintln!("{text}");
+            crate::stdio::err(text);
         }
     };
     let date = pdn_date();
@@ -865,7 +865,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                     let mut last = last_line.lock().expect("progress");
                     if last.is_none_or(|t| t.elapsed() >= every) {
                         *last = Some(Instant::now());
-                        eprintln!("{}", progress_line(played, total, played - resumed, todo.len(), &score, started));
+                        crate::stdio::err(progress_line(played, total, played - resumed, todo.len(), &score, started));
                     }
                 }
             });

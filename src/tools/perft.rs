@@ -1,71 +1,12 @@
-//! perft: counts the leaves of the legal move tree, to check the move
-//! generator against published numbers and to measure its speed.
-//!
-//! The last ply is bulk-counted (the moves of each node at depth 1 are
-//! counted, not played). With more than one thread the root moves are
-//! split over a rayon pool; the counts do not change.
+//! The `perft` command: runs the counters of [`crate::movegen::perft`] at
+//! each depth (or divided by root move) and words their results as lines.
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
-use crate::movegen::{count_legal, generate_dups, MoveList};
+use crate::movegen::perft::{divide, perft, perft_parallel};
 use crate::notation::movetext::move_to_pdn;
 use crate::position::Position;
 use crate::rules::Rules;
-
-/// Leaves of the move tree of depth `depth` below `pos`.
-pub fn perft<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>, depth: u32) -> u64 {
-    match depth {
-        0 => 1,
-        1 => count_legal::<R, KEEP_DUPS>(pos),
-        _ => {
-            let mut list = MoveList::new();
-            generate_dups::<R, KEEP_DUPS>(pos, &mut list);
-            list.iter()
-                .map(|m| {
-                    let mut child = *pos;
-                    child.play_with::<false>(m);
-                    perft::<R, KEEP_DUPS>(&child, depth - 1)
-                })
-                .sum()
-        }
-    }
-}
-
-/// As [`perft`], with the root moves shared among rayon's threads.
-pub fn perft_parallel<R: Rules, const KEEP_DUPS: bool>(pos: &Position<R>, depth: u32) -> u64 {
-    if depth < 3 {
-        return perft::<R, KEEP_DUPS>(pos, depth);
-    }
-    let mut list = MoveList::new();
-    generate_dups::<R, KEEP_DUPS>(pos, &mut list);
-    list.par_iter()
-        .map(|m| perft::<R, KEEP_DUPS>(&pos.played(m), depth - 1))
-        .sum()
-}
-
-/// Per-root-move counts at `depth`, with each move in PDN notation.
-pub fn divide<R: Rules>(pos: &Position<R>, depth: u32, keep_dups: bool) -> Vec<(String, u64)> {
-    let mut list = MoveList::new();
-    if keep_dups {
-        generate_dups::<R, true>(pos, &mut list);
-    } else {
-        generate_dups::<R, false>(pos, &mut list);
-    }
-    list.iter()
-        .map(|m| {
-            let child = pos.played(m);
-            let d = depth.saturating_sub(1);
-            let n = if keep_dups {
-                perft_parallel::<R, true>(&child, d)
-            } else {
-                perft_parallel::<R, false>(&child, d)
-            };
-            (move_to_pdn(pos, m), n)
-        })
-        .collect()
-}
 
 /// Options of one perft run.
 #[derive(Clone, Debug)]
@@ -129,7 +70,7 @@ pub fn run<R: Rules>(pos: &Position<R>, opts: &PerftOptions, out: &mut (dyn FnMu
             let rows = divide(pos, opts.depth, opts.keep_duplicates);
             let total: u64 = rows.iter().map(|r| r.1).sum();
             for (m, n) in &rows {
-                out(format!("{m}: {n}"));
+                out(format!("{}: {n}", move_to_pdn(pos, m)));
             }
             out(format!("moves={} total={total}", rows.len()));
             out(PerftLine {
@@ -159,5 +100,28 @@ pub fn run<R: Rules>(pos: &Position<R>, opts: &PerftOptions, out: &mut (dyn FnMu
     match pool {
         Ok(pool) => pool.install(go),
         Err(_) => go(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::English;
+
+    #[test]
+    fn divide_lines_name_each_root_move_in_pdn() {
+        let opts = PerftOptions {
+            depth: 3,
+            divide: true,
+            threads: 2,
+            keep_duplicates: false,
+        };
+        let mut lines = Vec::new();
+        run(&Position::<English>::start(), &opts, &mut |l| lines.push(l));
+        assert_eq!(lines.len(), 7 + 2, "{lines:?}");
+        assert_eq!(lines[0], "9-14: 40");
+        assert_eq!(lines[3], "9-13: 48");
+        assert_eq!(lines[7], "moves=7 total=302");
+        assert!(lines[8].starts_with("depth=3 nodes=302 "), "{lines:?}");
     }
 }

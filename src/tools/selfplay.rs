@@ -571,11 +571,11 @@ pub fn run_selfplay<R: Evaluate>(
                     b.inc(1);
                 } else if opts.progress && last_line.elapsed().as_secs() >= 30 {
                     last_line = Instant::now();
-                    eprintln!(
+                    crate::stdio::err(format_args!(
                         "selfplay games={written}/{} positions={positions} positions/s={:.0}",
                         opts.games,
                         positions as f64 / start.elapsed().as_secs_f64()
-                    );
+                    ));
                 }
             }
         }
