@@ -637,6 +637,70 @@ fn egdb_variant(cmd: &Option<Command>) -> Option<Variant> {
     }
 }
 
+/// The variants whose positions a command evaluates, for `--weights`.
+enum Evaluates {
+    /// The command and the variants it searches.
+    Variants(&'static str, Vec<Variant>),
+    /// Known later: `analyse` checks against its positions and games, the
+    /// Hub tells the client (`info string`) when it searches a variant the
+    /// weights are not for.
+    Later,
+    /// The command evaluates no position.
+    Nothing(&'static str),
+}
+
+/// What each command evaluates (see [`Evaluates`]).
+fn evaluates(cmd: &Option<Command>) -> Evaluates {
+    use Evaluates::*;
+    match cmd {
+        None | Some(Command::Hub) | Some(Command::Analyse(_)) => Later,
+        Some(Command::Dxp { .. }) => Variants("dxp", vec![Variant::International]),
+        Some(Command::Perft { .. }) => Nothing("perft"),
+        Some(Command::Moves { .. }) => Nothing("moves"),
+        Some(Command::Egdb { action }) => match action {
+            EgdbCommand::Build(_) => Nothing("egdb build"),
+            EgdbCommand::Verify(_) => Nothing("egdb verify"),
+            EgdbCommand::Probe { .. } => Nothing("egdb probe"),
+            EgdbCommand::Convert { variant, .. } => Variants("egdb convert", vec![*variant]),
+        },
+        Some(Command::Search { variant, .. }) => Variants("search", vec![*variant]),
+        Some(Command::Match(a)) => Variants("match", vec![a.variant]),
+        Some(Command::Selfplay(a)) => Variants("selfplay", vec![a.variant]),
+        Some(Command::Train(a)) => Variants("train", vec![a.variant]),
+        Some(Command::Bench { variant, .. }) => Variants(
+            "bench",
+            variant.map_or_else(|| Variant::ALL.to_vec(), |v| vec![v]),
+        ),
+    }
+}
+
+/// Weights (each `--weights` value with its variant) for a variant the
+/// command does not search are an error naming both; for a command that
+/// evaluates nothing, a warning that they are not used.
+fn check_weights(weights: &[(&str, Variant)], cmd: &Option<Command>) -> Result<(), String> {
+    if weights.is_empty() {
+        return Ok(());
+    }
+    match evaluates(cmd) {
+        Evaluates::Variants(name, searched) => {
+            for (path, v) in weights {
+                if !searched.contains(v) {
+                    let list: Vec<&str> = searched.iter().map(|s| s.name()).collect();
+                    return Err(format!(
+                        "{path} holds weights for {v}, but kondavo {name} plays {}",
+                        list.join(", ")
+                    ));
+                }
+            }
+        }
+        Evaluates::Nothing(name) => err(format_args!(
+            "kondavo: --weights: {name} evaluates no position; the weights are not used"
+        )),
+        Evaluates::Later => {}
+    }
+    Ok(())
+}
+
 /// A node count: at least 1.
 fn at_least_one_u64(text: &str) -> Result<u64, String> {
     at_least_one(text).map(|n| n as u64)
@@ -790,6 +854,12 @@ fn run_train(a: TrainArgs) -> Result<(), String> {
             return Err(format!("--scale {s} must be a positive number"));
         }
     }
+    if !(a.lr.is_finite() && a.lr > 0.0) {
+        return Err(format!("--lr {} must be a positive number", a.lr));
+    }
+    if !(a.l2.is_finite() && a.l2 >= 0.0) {
+        return Err(format!("--l2 {} must be a number from 0 up", a.l2));
+    }
     with_rules!(a.variant, R => {
         let init = match &a.init {
             Some(p) => {
@@ -836,6 +906,7 @@ fn run_analyse(mut a: AnalyseArgs) -> Result<(), String> {
         threads: a.search.threads,
         hash: a.search.hash,
         annotate: a.annotate,
+        weights: kondavo::eval::learned::installed(),
     };
     tools::analyse::run_analyse(&opts, &mut |l| out(l))
 }
@@ -920,11 +991,19 @@ fn run_hub(egdb: Option<(&str, u32)>) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut weights = Vec::new();
     for w in &cli.weights {
-        if let Err(e) = kondavo::eval::learned::install_file(w) {
-            err(format_args!("kondavo: --weights: {e}"));
-            return ExitCode::FAILURE;
+        match kondavo::eval::learned::install_file(w) {
+            Ok(v) => weights.push((w.as_str(), v)),
+            Err(e) => {
+                err(format_args!("kondavo: --weights: {e}"));
+                return ExitCode::FAILURE;
+            }
         }
+    }
+    if let Err(e) = check_weights(&weights, &cli.command) {
+        err(format_args!("kondavo: --weights: {e}"));
+        return ExitCode::FAILURE;
     }
     let hub = matches!(cli.command, None | Some(Command::Hub));
     if let (Some(path), false) = (&cli.egdb_path, hub) {

@@ -606,7 +606,7 @@ fn replay_errors_name_ply_and_move() {
         "[GameType \"20\"] 1. 32-28 19-23 2. 28-22 * \
          [GameType \"20\"] 1. 32-29 * \
          [GameType \"21\"] 1. 11-15 * \
-         [GameType \"20\"] [FEN \"W:W31-50:B1-20,25\"] 1. 32-28 * \
+         [GameType \"20\"] [FEN \"W:W31-50:B1-19,25\"] 1. 32-28 * \
          [GameType \"20\"] [FEN \"X:W1\"] 1. 32-28 * \
          1. 32-99 *",
     );
@@ -629,10 +629,11 @@ fn replay_errors_name_ply_and_move() {
     assert!(e.message.contains("GameType"), "{e}");
     assert!(replay::<English>(&games[2]).is_ok());
 
-    // The FEN tag is honoured: 25 is black, so 32-28 is still legal but
-    // the position differs from the start.
+    // The FEN tag is honoured: 25 is black instead of 20, so 32-28 is
+    // still legal but the position differs from the start.
     let (start, _) = replay::<International>(&games[3]).unwrap();
-    assert_eq!(start.count(Color::Black), 21);
+    assert_eq!(start.count(Color::Black), 20);
+    assert_ne!(start, Position::start());
 
     let e = replay::<International>(&games[4]).unwrap_err();
     assert!(e.message.contains("FEN"), "{e}");

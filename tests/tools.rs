@@ -225,8 +225,9 @@ fn analyse_a_small_pdn() {
     ]);
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    // Game 1: 5 positions; game 2: an error; game 3 (Russian): 2 positions.
-    assert_eq!(lines.len(), 8, "{out}");
+    // Game 1: 5 positions; game 2: the 2 positions before its illegal
+    // move, then an error; game 3 (Russian): 2 positions.
+    assert_eq!(lines.len(), 10, "{out}");
     for l in lines.iter().take(5) {
         for field in [
             "\"fen\":",
@@ -247,13 +248,14 @@ fn analyse_a_small_pdn() {
         "{}",
         lines[3]
     );
+    assert!(lines[6].contains("\"game\":2,\"ply\":1"), "{}", lines[6]);
     assert!(
-        lines[5].starts_with("{\"error\":") && lines[5].contains("game 2"),
+        lines[7].starts_with("{\"error\":") && lines[7].contains("game 2"),
         "{}",
-        lines[5]
+        lines[7]
     );
-    assert!(lines[6].contains("\"fen\":\"W:Wc3:Bf6\""), "{}", lines[6]);
-    assert!(lines[6].contains("\"game\":3"));
+    assert!(lines[8].contains("\"fen\":\"W:Wc3:Bf6\""), "{}", lines[8]);
+    assert!(lines[8].contains("\"game\":3"));
 }
 
 /// Analysis of FENs, bad ones included, and decisive scores.

@@ -456,7 +456,10 @@ impl Learned {
         let n = r.take(1)?[0] as usize;
         let variant = String::from_utf8_lossy(r.take(n)?).into_owned();
         if variant != R::NAME {
-            return Err(format!("weights file: made for {variant}, not {}", R::NAME));
+            return Err(format!(
+                "weights file: made for {variant:?}, not {}",
+                R::NAME
+            ));
         }
         let (windows, entries, dense) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
         if windows != layout.windows.len() || entries != ENTRIES || dense != DENSE {
@@ -672,16 +675,43 @@ fn embedded<R: Rules>() -> Option<Learned> {
     })
 }
 
+/// The variants whose weights [`install_file`] installed, in order.
+static INSTALLED: std::sync::Mutex<Vec<crate::Variant>> = std::sync::Mutex::new(Vec::new());
+
+/// The variants whose weights were installed by [`install_file`] (the
+/// command line's `--weights`), so that a command searching another
+/// variant can say so.
+pub fn installed() -> Vec<crate::Variant> {
+    INSTALLED.lock().map(|v| v.clone()).unwrap_or_default()
+}
+
 /// Installs the weights file at `path` for the variant it names (before
 /// any search); returns that variant. `start:<variant>` installs that
-/// variant's starting vector (generation 0, [`starting`]).
+/// variant's starting vector (generation 0, [`starting`]). A file that
+/// does not start with the magic `KDVW` is "not a kondavo weights file"
+/// before anything else is read from it; what an error quotes from the
+/// file is escaped.
 pub fn install_file(path: &str) -> Result<crate::Variant, String> {
+    let variant = install(path)?;
+    if let Ok(mut v) = INSTALLED.lock() {
+        v.push(variant);
+    }
+    Ok(variant)
+}
+
+fn install(path: &str) -> Result<crate::Variant, String> {
     if let Some(v) = path.strip_prefix("start:") {
         let variant: crate::Variant = v.parse()?;
         crate::with_rules!(variant, R => R::slot().set(starting::<R>(&R::START))?);
         return Ok(variant);
     }
     let bytes = std::fs::read(path).map_err(|e| format!("weights file {path}: {e}"))?;
+    if !bytes.starts_with(MAGIC) {
+        return Err(format!(
+            "weights file {path}: not a kondavo weights file (it does not start with {:?})",
+            std::str::from_utf8(MAGIC).unwrap_or_default()
+        ));
+    }
     let name = bytes
         .get(12)
         .and_then(|&n| bytes.get(13..13 + n as usize))
@@ -689,7 +719,7 @@ pub fn install_file(path: &str) -> Result<crate::Variant, String> {
         .ok_or_else(|| format!("weights file {path}: truncated"))?;
     let variant: crate::Variant = name
         .parse()
-        .map_err(|_| format!("weights file {path}: unknown variant '{name}'"))?;
+        .map_err(|_| format!("weights file {path}: unknown variant {name:?}"))?;
     crate::with_rules!(variant, R => {
         let l = Learned::from_bytes::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
         R::slot().set(l)?;

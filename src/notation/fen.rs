@@ -7,7 +7,8 @@
 //! as other tools write them), surrounding quotes, spaces and a trailing dot
 //! ignored. A man on its own promotion row (White's on the top row, Black's
 //! on the bottom row) is an error naming the square: it would have been
-//! crowned. Writing gives one canonical form: `W` section then `B`, squares
+//! crowned. A side with more pieces than the variant's start position
+//! gives it is an error naming the count and the limit. Writing gives one canonical form: `W` section then `B`, squares
 //! in ascending notation order, kings prefixed `K`.
 
 use super::{err, parse_square, square_name, NotationError};
@@ -98,7 +99,32 @@ pub fn parse_fen<R: Rules>(text: &str) -> Result<Position<R>, NotationError> {
             square_name::<R>(s)
         ));
     }
+    if let Err(m) = check_piece_counts(&pos) {
+        return err(format!("FEN '{text}': {m}"));
+    }
     Ok(pos)
+}
+
+/// Refuses a side with more pieces than the variant's start position
+/// gives it: no game can reach such a position. The error names the
+/// colour, its count and the limit, as "white has 13 pieces, English
+/// starts with 12".
+pub fn check_piece_counts<R: Rules>(pos: &Position<R>) -> Result<(), String> {
+    let start = Position::<R>::start();
+    for c in [Color::White, Color::Black] {
+        let (n, limit) = (pos.count(c), start.count(c));
+        if n > limit {
+            let mut name = R::NAME.chars();
+            let first = name.next().map(|f| f.to_ascii_uppercase());
+            return Err(format!(
+                "{} has {n} pieces, {}{} starts with {limit}",
+                if c == Color::White { "white" } else { "black" },
+                first.unwrap_or(' '),
+                name.as_str()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One FEN item: a square or a numeric range `a-b`.

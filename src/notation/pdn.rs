@@ -61,6 +61,9 @@ pub struct PdnError {
     pub ply: Option<usize>,
     /// The move text that could not be played, for replay errors.
     pub move_text: Option<String>,
+    /// Its move number (the number PDN writes before the move, as `12.` or
+    /// `12...`), for replay errors.
+    pub move_number: Option<usize>,
     /// The problem.
     pub message: String,
 }
@@ -72,6 +75,7 @@ impl PdnError {
             line: Some(line),
             ply: None,
             move_text: None,
+            move_number: None,
             message: message.into(),
         }
     }
@@ -82,6 +86,7 @@ impl PdnError {
             line: None,
             ply: None,
             move_text: None,
+            move_number: None,
             message: message.into(),
         }
     }
@@ -100,7 +105,10 @@ impl fmt::Display for PdnError {
             parts.push(format!("ply {p}"));
         }
         if let Some(t) = &self.move_text {
-            parts.push(format!("move '{t}'"));
+            match self.move_number {
+                Some(n) => parts.push(format!("move '{t}' (move {n})")),
+                None => parts.push(format!("move '{t}'")),
+            }
         }
         if parts.is_empty() {
             f.write_str(&self.message)
@@ -161,10 +169,13 @@ impl PdnGame {
 // Reading
 
 /// Reads every game of a PDN file. Each game is read or gives an error
-/// naming its number, line and problem; reading goes on after an error at
-/// the next result or the next line starting with `[`. Never panics.
+/// naming its number, line and problem. The file is first cut into its
+/// games (see `Parser::game_end`), so that an error in one game never spills
+/// into the next: reading resumes at the next game (after the result, or
+/// at the next tag section) and games are numbered as the file holds them.
+/// Never panics.
 pub fn parse_pdn(text: &str) -> Vec<Result<PdnGame, PdnError>> {
-    read_games(text).into_iter().map(|(g, _, _)| g).collect()
+    read_games(text).into_iter().map(|g| g.0).collect()
 }
 
 /// A game of a PDN text and where it ends.
@@ -193,7 +204,7 @@ pub fn parse_pdn_spans(text: &str) -> Vec<GameSpan> {
         .collect();
     games
         .into_iter()
-        .map(|(game, end, ended)| GameSpan {
+        .map(|(game, end, ended, _)| GameSpan {
             game,
             end: offsets[end.min(offsets.len() - 1)],
             ended,
@@ -201,30 +212,60 @@ pub fn parse_pdn_spans(text: &str) -> Vec<GameSpan> {
         .collect()
 }
 
-/// The games, each with the index of the character after it and whether
-/// its movetext ended with a result.
-fn read_games(text: &str) -> Vec<(Result<PdnGame, PdnError>, usize, bool)> {
+/// [`parse_pdn`], each game with its text in the file (trimmed), for
+/// writing a game that could not be read back unchanged.
+pub fn parse_pdn_with_text(text: &str) -> Vec<(Result<PdnGame, PdnError>, String)> {
+    read_games(text)
+        .into_iter()
+        .map(|(g, _, _, raw)| (g, raw))
+        .collect()
+}
+
+/// The games, each with the index of the character after it, whether its
+/// movetext ended with a result, and its text (trimmed).
+fn read_games(text: &str) -> Vec<(Result<PdnGame, PdnError>, usize, bool, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let len = chars.len();
     let mut p = Parser {
-        chars: text.chars().collect(),
+        chars,
         i: 0,
+        end: len,
         line: 1,
         ended: false,
     };
     let mut out = Vec::new();
-    loop {
-        let number = out.len() + 1;
+    while p.i < len {
         let begin = p.i;
+        let end = p.game_end(begin).max(begin + 1).min(len);
+        p.end = end;
         p.ended = false;
-        match p.game(number) {
-            Ok(Some(g)) => out.push((Ok(g), p.i, p.ended)),
-            Ok(None) => break,
+        let number = out.len() + 1;
+        let result = p.game(number);
+        p.end = len;
+        let result = match result {
+            Ok(Some(g)) => Ok(g),
+            Ok(None) => continue,
             Err(e) => {
-                p.recover(p.i == begin);
-                out.push((Err(e), p.i, false));
+                p.skip_to(end);
+                p.ended = false;
+                Err(e)
             }
-        }
+        };
+        let raw: String = p.chars[begin..p.i].iter().collect();
+        out.push((result, p.i, p.ended, raw.trim().to_string()));
     }
     out
+}
+
+/// Reads a PDN file's bytes: UTF-8 (a byte order mark dropped), or, when
+/// the bytes are not UTF-8, Latin-1 (each byte the character of the same
+/// code point), as older PDN files are written. The flag says Latin-1.
+pub fn decode_pdn(bytes: &[u8]) -> (String, bool) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_string(), false),
+        Err(_) => (bytes.iter().map(|&b| b as char).collect(), true),
+    }
 }
 
 /// Characters that end a word of movetext.
@@ -235,6 +276,9 @@ fn ends_word(c: char) -> bool {
 struct Parser {
     chars: Vec<char>,
     i: usize,
+    /// Where the game being read ends ([`Parser::game_end`]): the parser
+    /// sees nothing past it.
+    end: usize,
     line: usize,
     /// The last game read ended with a result in its movetext.
     ended: bool,
@@ -249,11 +293,22 @@ enum Word {
 
 impl Parser {
     fn peek(&self) -> Option<char> {
-        self.chars.get(self.i).copied()
+        self.at(0)
     }
 
     fn at(&self, k: usize) -> Option<char> {
-        self.chars.get(self.i + k).copied()
+        (self.i + k < self.end)
+            .then(|| self.chars.get(self.i + k).copied())
+            .flatten()
+    }
+
+    /// Moves on to `to`, counting lines.
+    fn skip_to(&mut self, to: usize) {
+        let to = to.min(self.chars.len());
+        let end = self.end;
+        self.end = to;
+        while self.i < to && self.bump().is_some() {}
+        self.end = end;
     }
 
     fn bump(&mut self) -> Option<char> {
@@ -510,40 +565,172 @@ impl Parser {
         Ok(fen)
     }
 
-    /// After an error: skips to just past the next result word, or to the
-    /// next line starting with '['; first moves one character if `force`
-    /// (the failed game consumed nothing), so that reading always advances.
-    fn recover(&mut self, force: bool) {
-        if force {
-            self.bump();
-        }
-        loop {
-            let Some(c) = self.peek() else { return };
-            let line_start = self.i == 0 || self.chars[self.i - 1] == '\n';
-            if line_start {
-                let mut k = 0;
-                while self.at(k).is_some_and(|c| c == ' ' || c == '\t') {
+    /// Where the game starting at `from` ends: just past its result, or
+    /// before the next game's tag section. The same reading as
+    /// [`Parser::game`], but lenient, so that a broken game still ends
+    /// where the file's next game starts: a word that is no move, number or
+    /// result counts as movetext (a `[` after it starts the next game), a
+    /// tag left open ends with its line, and an unclosed comment or
+    /// variation ends at a line starting with `[Event` or at a line
+    /// starting with `[` after a blank line. Within a tag section, a line
+    /// starting with `[Event` begins a new game, and so does a line
+    /// starting with `[` after a blank line once a tag was malformed.
+    fn game_end(&self, from: usize) -> usize {
+        let c = &self.chars;
+        let n = c.len();
+        let at = |k: usize| c.get(k).copied();
+        // Whether a line starting with '[' begins at `k` (a line start),
+        // and whether it is an `[Event` tag.
+        let tag_line = |k: usize| -> Option<bool> {
+            if k > 0 && c[k - 1] != '\n' {
+                return None;
+            }
+            let mut j = k;
+            while matches!(at(j), Some(' ') | Some('\t')) {
+                j += 1;
+            }
+            (at(j) == Some('[')).then(|| {
+                let name: String = c[j + 1..].iter().take(5).collect();
+                name.eq_ignore_ascii_case("event")
+                    && !at(j + 6).is_some_and(|x| x.is_alphanumeric() || x == '_')
+            })
+        };
+        // Whether the line before the one starting at `k` is blank.
+        let blank_before = |k: usize| -> bool {
+            if k == 0 || c[k - 1] != '\n' {
+                return false;
+            }
+            let mut j = k - 1;
+            while j > 0 && matches!(c[j - 1], ' ' | '\t' | '\r') {
+                j -= 1;
+            }
+            j == 0 || c[j - 1] == '\n'
+        };
+        // Inside an unclosed comment or variation: the next game starts at
+        // `k`.
+        let resync =
+            |k: usize| -> bool { tag_line(k).is_some_and(|event| event || blank_before(k)) };
+        let mut content = false; // a tag or a word seen
+        let mut moves = false; // movetext (or junk in its place) seen
+        let mut bad_tag = false; // a tag not closed on its line
+        let mut k = from;
+        while k < n {
+            if k > from && content {
+                if let Some(event) = tag_line(k) {
+                    if event || (bad_tag && blank_before(k)) {
+                        return k;
+                    }
+                }
+            }
+            match c[k] {
+                x if x.is_whitespace() => k += 1,
+                '[' => {
+                    if moves {
+                        return k;
+                    }
+                    content = true;
+                    k += 1;
+                    let mut quoted = false;
+                    loop {
+                        match at(k) {
+                            None => break,
+                            Some('\n') => {
+                                bad_tag = true;
+                                break;
+                            }
+                            Some('\\') if quoted && matches!(at(k + 1), Some('"') | Some('\\')) => {
+                                k += 2
+                            }
+                            Some('"') => {
+                                quoted = !quoted;
+                                k += 1;
+                            }
+                            Some(']') if !quoted => {
+                                k += 1;
+                                break;
+                            }
+                            Some(_) => k += 1,
+                        }
+                    }
+                }
+                '{' => {
+                    k += 1;
+                    while k < n && c[k] != '}' {
+                        if resync(k) {
+                            return k;
+                        }
+                        k += 1;
+                    }
                     k += 1;
                 }
-                if self.at(k) == Some('[') {
-                    return;
-                }
-            }
-            let word_start = self.i == 0 || self.chars[self.i - 1].is_whitespace();
-            if word_start && !c.is_whitespace() {
-                let w: String = self.chars[self.i..]
-                    .iter()
-                    .take_while(|c| !c.is_whitespace())
-                    .collect();
-                if RESULTS.contains(&w.as_str()) {
-                    for _ in 0..w.chars().count() {
-                        self.bump();
+                ';' | '%' => {
+                    while k < n && c[k] != '\n' {
+                        k += 1;
                     }
-                    return;
+                }
+                '(' => {
+                    let mut depth = 0usize;
+                    let mut comment = false;
+                    while k < n {
+                        if k > 0 && c[k - 1] == '\n' && resync(k) {
+                            return k;
+                        }
+                        match c[k] {
+                            '}' if comment => comment = false,
+                            _ if comment => {}
+                            '{' => comment = true,
+                            '(' => depth += 1,
+                            ')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    k += 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        k += 1;
+                    }
+                }
+                '/' if (1..4)
+                    .filter_map(|j| at(k + j))
+                    .collect::<String>()
+                    .eq_ignore_ascii_case("fen") =>
+                {
+                    content = true;
+                    k += 4;
+                    while matches!(at(k), Some(x) if x != '"' && x != '\n') {
+                        k += 1;
+                    }
+                    k += 1;
+                    while matches!(at(k), Some(x) if x != '"' && x != '\n') {
+                        k += 1;
+                    }
+                    k += 1;
+                }
+                '$' => {
+                    k += 1;
+                    while at(k).is_some_and(|x| x.is_ascii_digit()) {
+                        k += 1;
+                    }
+                }
+                x if ends_word(x) => k += 1, // a stray ')', '}', ']' or '"'
+                _ => {
+                    let start = k;
+                    while k < n && !ends_word(c[k]) {
+                        k += 1;
+                    }
+                    let w: String = c[start..k].iter().collect();
+                    content = true;
+                    match classify(&w) {
+                        Ok(Word::Result(_)) => return k,
+                        Ok(Word::Skip) => {}
+                        Ok(Word::Move(_)) | Err(_) => moves = true,
+                    }
                 }
             }
-            self.bump();
         }
+        n
     }
 }
 
@@ -682,10 +869,25 @@ pub fn parse_result(text: &str) -> Option<Option<Color>> {
 
 /// Plays a game in rule set `R`: the start position (the `FEN` tag, else
 /// the variant's start) and each move with the position before it. An
-/// error names the ply and move text that is not legal, a bad FEN, or a
-/// `GameType` of another variant.
+/// error names the ply, move number and move text that is not legal, a bad
+/// FEN, or a `GameType` of another variant.
 #[allow(clippy::type_complexity)]
 pub fn replay<R: Rules>(g: &PdnGame) -> Result<(Position<R>, Vec<(Position<R>, Move)>), PdnError> {
+    let (start, played, error) = replay_prefix::<R>(g)?;
+    match error {
+        Some(e) => Err(e),
+        None => Ok((start, played)),
+    }
+}
+
+/// [`replay`], keeping what could be played: the start position, the
+/// moves up to the first one that is not legal, and the error about that
+/// one (`None` when every move is legal). A bad FEN or another variant's
+/// `GameType` is an error with nothing played.
+#[allow(clippy::type_complexity)]
+pub fn replay_prefix<R: Rules>(
+    g: &PdnGame,
+) -> Result<(Position<R>, Vec<(Position<R>, Move)>, Option<PdnError>), PdnError> {
     if let Some(gt) = g.tag("GameType") {
         if let (Some(n), Some(ours)) = (game_type_number(gt), game_type_number(R::GAME_TYPE)) {
             if n != ours {
@@ -702,20 +904,31 @@ pub fn replay<R: Rules>(g: &PdnGame) -> Result<(Position<R>, Vec<(Position<R>, M
         }
         _ => Position::start(),
     };
+    // Plies before the first player's first move: 1 when the game starts
+    // with the second player to move.
+    let offset = usize::from(start.side() != R::FIRST_TO_MOVE);
     let mut pos = start;
     let mut played = Vec::with_capacity(g.moves.len());
     for (k, text) in g.moves.iter().enumerate() {
-        let mv = resolve(&pos, text).map_err(|e| PdnError {
-            game: g.number,
-            line: None,
-            ply: Some(k + 1),
-            move_text: Some(text.clone()),
-            message: e,
-        })?;
-        played.push((pos, mv));
-        pos.play(&mv);
+        match resolve(&pos, text) {
+            Ok(mv) => {
+                played.push((pos, mv));
+                pos.play(&mv);
+            }
+            Err(e) => {
+                let error = PdnError {
+                    game: g.number,
+                    line: None,
+                    ply: Some(k + 1),
+                    move_text: Some(text.clone()),
+                    move_number: Some((k + offset) / 2 + 1),
+                    message: e,
+                };
+                return Ok((start, played, Some(error)));
+            }
+        }
     }
-    Ok((start, played))
+    Ok((start, played, None))
 }
 
 /// A move text in `pos`, also the separator-less `3228`.

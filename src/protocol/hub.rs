@@ -158,6 +158,8 @@ pub struct Hub {
     /// `init` was received: parameters that load files act at once (before
     /// it, they load at `init` or `go`).
     initialized: bool,
+    /// Variants already told that `--weights` gave no weights for them.
+    weights_told: Vec<Variant>,
 }
 
 impl std::fmt::Debug for Hub {
@@ -187,6 +189,7 @@ impl Hub {
             egdb_loaded: None,
             egdb_failed: false,
             initialized: false,
+            weights_told: Vec::new(),
         }
     }
 
@@ -664,6 +667,7 @@ impl Hub {
             self.out.line("done");
             return;
         }
+        self.tell_weights();
         let ponder = mode == "ponder";
         let analyze = mode == "analyze";
         let mut limits = self.level.clone();
@@ -687,6 +691,27 @@ impl Hub {
         if !started {
             self.out.line("done");
         }
+    }
+
+    /// Once per variant, before its first search: when the command line's
+    /// `--weights` gave weights for other variants only, an `info string`
+    /// saying that this variant searches with its built-in weights (the
+    /// client chooses the variant, so this is no error).
+    fn tell_weights(&mut self) {
+        let given = crate::eval::learned::installed();
+        if given.is_empty()
+            || given.contains(&self.variant)
+            || self.weights_told.contains(&self.variant)
+        {
+            return;
+        }
+        self.weights_told.push(self.variant);
+        let names: Vec<&str> = given.iter().map(|&v| hub_variant_name(v)).collect();
+        self.out.line(&format!(
+            "info string --weights gave weights for {} only: {} searches with its built-in weights",
+            names.join(", "),
+            hub_variant_name(self.variant)
+        ));
     }
 
     /// `perft depth=N`, counted in its own thread like a search: `ping` is

@@ -135,7 +135,9 @@ pub fn parse_hub_pos<R: Rules>(text: &str) -> Result<Position<R>, String> {
             return Err("bad position: a man stands on its promotion row".to_string());
         }
     }
-    Ok(Position::from_parts(pieces[0], pieces[1], kings, side))
+    let pos = Position::from_parts(pieces[0], pieces[1], kings, side);
+    crate::notation::fen::check_piece_counts(&pos).map_err(|m| format!("bad position: {m}"))?;
+    Ok(pos)
 }
 
 /// Writes a `pos=` string.

@@ -9,7 +9,10 @@
 //! endgame databases in use adds `egdb`, their value for the side to move
 //! (`win 9`, `loss 4`, `draw`; distances in plies). A position that cannot
 //! be read or has no legal move gives `{"error": ..., "position": ...}` and
-//! the batch goes on.
+//! the batch goes on. A PDN game with a move that is not legal gives its
+//! positions before that move, then an error naming the game, the move
+//! number and the move; with `--annotate` such a game, and one that cannot
+//! be read, is written as the file has it, with a comment saying why.
 
 use std::time::Instant;
 
@@ -17,7 +20,10 @@ use crate::eval::Evaluate;
 use crate::movegen::{generate, Move, MoveList};
 use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::{line_to_pdn, move_to_pdn};
-use crate::notation::pdn::{parse_pdn, replay, write_pdn_with_comments, PdnGame};
+use crate::notation::pdn::{
+    decode_pdn, game_variant, parse_pdn_with_text, replay_prefix, write_pdn_with_comments,
+    PdnError, PdnGame,
+};
 use crate::position::Position;
 use crate::search::threads::Searcher;
 use crate::search::{plies_to_end, Info, Job, Limits, SearchResult};
@@ -43,6 +49,10 @@ pub struct AnalyseOptions {
     /// Write the PDN games annotated with scores and best moves to this
     /// file instead of JSON lines.
     pub annotate: Option<String>,
+    /// Variants whose weights the command line gave (`--weights`): weights
+    /// for a variant that no position or game analysed is of are an error,
+    /// before any search.
+    pub weights: Vec<Variant>,
 }
 
 /// Escapes a string for JSON.
@@ -165,31 +175,92 @@ pub fn result_json<R: Evaluate>(pos: &Position<R>, r: &SearchResult, extra: &str
 }
 
 /// Runs the analysis, writing JSON lines (or progress lines when
-/// annotating) to `out`.
+/// annotating) to `out`. The PDN file is read first (UTF-8, or Latin-1
+/// when it is not UTF-8; see [`decode_pdn`]), so that a file that cannot
+/// be read stops the run before any search.
 pub fn run_analyse(opts: &AnalyseOptions, out: &mut dyn FnMut(String)) -> Result<(), String> {
+    let games = match &opts.pdn {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("PDN file {path}: {e}"))?;
+            let (text, latin1) = decode_pdn(&bytes);
+            if latin1 {
+                crate::stdio::err(format_args!(
+                    "kondavo: PDN file {path} is not UTF-8: read as Latin-1"
+                ));
+            }
+            parse_pdn_with_text(&text)
+        }
+        None => Vec::new(),
+    };
+    // The variants searched: the FENs', and each game's (its GameType).
+    let mut searched: Vec<Variant> = Vec::new();
+    if !opts.fens.is_empty() {
+        searched.push(opts.variant);
+    }
+    for g in games.iter().filter_map(|(g, _)| g.as_ref().ok()) {
+        let v = game_variant(g).unwrap_or(opts.variant);
+        if !searched.contains(&v) {
+            searched.push(v);
+        }
+    }
+    if let Some(w) = opts.weights.iter().find(|w| !searched.contains(w)) {
+        if !searched.is_empty() {
+            let list: Vec<&str> = searched.iter().map(|v| v.name()).collect();
+            return Err(format!(
+                "--weights: the weights are for {w}, but the analysis searches {}",
+                list.join(", ")
+            ));
+        }
+    }
     for fen in &opts.fens {
         with_rules!(opts.variant, R => analyse_fen::<R>(fen, opts, out));
     }
-    if let Some(path) = &opts.pdn {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("PDN file {path}: {e}"))?;
-        let mut annotated = String::new();
-        for (i, g) in parse_pdn(&text).into_iter().enumerate() {
-            let g = match g {
-                Ok(g) => g,
-                Err(e) => {
-                    out(error_json(&format!("game {}", i + 1), &e.to_string()));
-                    continue;
-                }
-            };
-            let variant = crate::notation::pdn::game_variant(&g).unwrap_or(opts.variant);
-            let text = with_rules!(variant, R => analyse_game::<R>(&g, i, opts, out));
+    if opts.pdn.is_none() {
+        return Ok(());
+    }
+    let mut annotated = String::new();
+    for (g, raw) in &games {
+        let text = match g {
+            Ok(g) => {
+                let variant = game_variant(g).unwrap_or(opts.variant);
+                with_rules!(variant, R => analyse_game::<R>(g, raw, opts, out))
+            }
+            Err(e) => {
+                out(error_json(&format!("game {}", e.game), &e.to_string()));
+                unannotated(raw, e)
+            }
+        };
+        if opts.annotate.is_some() {
             annotated.push_str(&text);
         }
-        if let Some(dest) = &opts.annotate {
-            std::fs::write(dest, annotated).map_err(|e| format!("annotated PDN {dest}: {e}"))?;
-        }
+    }
+    if let Some(dest) = &opts.annotate {
+        std::fs::write(dest, annotated).map_err(|e| format!("annotated PDN {dest}: {e}"))?;
     }
     Ok(())
+}
+
+/// A game that could not be annotated, for the annotated file: the game
+/// as the file has it, with a comment saying why after its tag lines.
+fn unannotated(raw: &str, why: &PdnError) -> String {
+    let why = why.to_string().replace('{', "(").replace('}', ")");
+    let lines: Vec<&str> = raw.lines().collect();
+    let tags = lines
+        .iter()
+        .take_while(|l| l.trim_start().starts_with('['))
+        .count();
+    let mut out = String::new();
+    for l in &lines[..tags] {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push_str(&format!("{{kondavo: not annotated: {why}}}\n"));
+    for l in &lines[tags..] {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
 }
 
 fn analyse_fen<R: Evaluate>(fen: &str, opts: &AnalyseOptions, out: &mut dyn FnMut(String)) {
@@ -203,20 +274,27 @@ fn analyse_fen<R: Evaluate>(fen: &str, opts: &AnalyseOptions, out: &mut dyn FnMu
 }
 
 /// Analyses every position of one game; returns the annotated game text
-/// (empty unless annotating).
+/// (empty unless annotating). A move that is not legal ends the game: the
+/// positions before it are analysed (not annotated), then an error names
+/// the game, the move number and the move; an annotated file gets the
+/// game as written, with a comment saying why it is not annotated.
 fn analyse_game<R: Evaluate>(
     g: &PdnGame,
-    index: usize,
+    raw: &str,
     opts: &AnalyseOptions,
     out: &mut dyn FnMut(String),
 ) -> String {
-    let (start, played) = match replay::<R>(g) {
-        Ok(x) => x,
-        Err(e) => {
-            out(error_json(&format!("game {}", index + 1), &e.to_string()));
-            return String::new();
-        }
+    let report = |out: &mut dyn FnMut(String), e: &PdnError| {
+        out(error_json(&format!("game {}", g.number), &e.to_string()));
+        unannotated(raw, e)
     };
+    let (start, played, error) = match replay_prefix::<R>(g) {
+        Ok(x) => x,
+        Err(e) => return report(out, &e),
+    };
+    if let (Some(e), Some(_)) = (&error, &opts.annotate) {
+        return report(out, e);
+    }
     let mut searcher = Searcher::<R>::new(opts.threads, opts.hash);
     let mut game = crate::game::Game::new(start);
     let mut moves: Vec<Move> = Vec::new();
@@ -237,7 +315,7 @@ fn analyse_game<R: Evaluate>(
             opts,
         );
         if opts.annotate.is_none() {
-            let extra = format!("\"game\":{},\"ply\":{ply},", index + 1);
+            let extra = format!("\"game\":{},\"ply\":{ply},", g.number);
             out(result_json(&pos, &r, &extra));
         }
         let Some(&(_, mv)) = played.get(ply) else {
@@ -257,10 +335,13 @@ fn analyse_game<R: Evaluate>(
         moves.push(mv);
         game.play(&mv);
     }
+    if let Some(e) = &error {
+        return report(out, e);
+    }
     if opts.annotate.is_some() {
         out(format!(
             "annotated game {} ({} plies)",
-            index + 1,
+            g.number,
             moves.len()
         ));
         let result = g.result.clone().unwrap_or_else(|| "*".to_string());

@@ -146,14 +146,33 @@ pub fn mean_loss(problem: &Problem, idx: &[usize], w: &[[f32; 2]], scale: f32) -
 /// Fits weights starting from `w` on examples `train`, reporting the
 /// validation loss on `valid` after each epoch through `report(epoch,
 /// train loss, valid loss)`.
+///
+/// # Panics
+///
+/// When the fit diverges (see [`try_fit`]).
 pub fn fit(
+    problem: &Problem,
+    w: Vec<[f32; 2]>,
+    train: &[usize],
+    valid: &[usize],
+    opts: &FitOptions,
+    report: &mut dyn FnMut(usize, f32, f32),
+) -> Vec<[f32; 2]> {
+    try_fit(problem, w, train, valid, opts, report).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`fit`], stopping with an error naming the epoch when the fit diverges:
+/// a loss that is not a finite number (NaN or infinite), or a weight that
+/// is not. Such weights would be written as nonsense (a NaN becomes 0 in
+/// the file), so nothing of the run may be kept.
+pub fn try_fit(
     problem: &Problem,
     mut w: Vec<[f32; 2]>,
     train: &[usize],
     valid: &[usize],
     opts: &FitOptions,
     report: &mut dyn FnMut(usize, f32, f32),
-) -> Vec<[f32; 2]> {
+) -> Result<Vec<[f32; 2]>, String> {
     assert_eq!(w.len(), problem.features);
     let n = problem.features;
     let mut m = vec![[0f32; 2]; n];
@@ -228,9 +247,35 @@ pub fn fit(
         }
         let tl = (train_loss / train.len().max(1) as f64) as f32;
         let vl = mean_loss(problem, valid, &w, opts.scale);
+        check_finite(epoch, tl, vl, &w)?;
         report(epoch, tl, vl);
     }
-    w
+    Ok(w)
+}
+
+/// An error naming the epoch when a loss or a weight is not finite.
+fn check_finite(epoch: usize, train: f32, valid: f32, w: &[[f32; 2]]) -> Result<(), String> {
+    let bad = |what: &str, x: f32| {
+        format!(
+            "training diverged in epoch {epoch}: the {what} is {x} (a smaller --lr may help); \
+             nothing written"
+        )
+    };
+    if !train.is_finite() {
+        return Err(bad("training loss", train));
+    }
+    if !valid.is_finite() {
+        return Err(bad("validation loss", valid));
+    }
+    if let Some((k, x)) = w
+        .iter()
+        .enumerate()
+        .flat_map(|(k, p)| p.iter().map(move |&x| (k, x)))
+        .find(|(_, x)| !x.is_finite())
+    {
+        return Err(bad(&format!("weight of feature {k}"), x));
+    }
+    Ok(())
 }
 
 /// The scale that best maps search scores to results: the `S` minimising
@@ -325,6 +370,14 @@ pub fn run_train<R: Evaluate>(
     out: &mut dyn FnMut(String),
 ) -> Result<Learned, String> {
     let started = Instant::now();
+    for path in &opts.data {
+        if same_file(path, &opts.out) {
+            return Err(format!(
+                "--out {} is the data file {path}: it would be overwritten",
+                opts.out
+            ));
+        }
+    }
     let mut samples: Vec<Sample<R>> = Vec::new();
     let mut game_of: Vec<u32> = Vec::new();
     let mut games = 0u32;
@@ -425,7 +478,7 @@ pub fn run_train<R: Evaluate>(
         mean_loss(&problem, &valid, &init, scale)
     ));
     let mut last_valid = 0.0;
-    let w = fit(
+    let w = try_fit(
         &problem,
         init,
         &train,
@@ -439,7 +492,7 @@ pub fn run_train<R: Evaluate>(
                 started.elapsed().as_secs_f64()
             ));
         },
-    );
+    )?;
     // Both evaluations judged by the results alone on the held-out games,
     // each at the scale that suits it best: the learned weights must beat
     // the evaluation that played the games.
@@ -489,7 +542,7 @@ pub fn run_train<R: Evaluate>(
     );
     let learned =
         Learned::from_float::<R::Geo>(R::NAME, &w, scale, description.trim_start_matches("; "))?;
-    std::fs::write(&opts.out, learned.to_bytes()).map_err(|e| format!("{}: {e}", opts.out))?;
+    write_whole(&opts.out, &learned.to_bytes())?;
     out(format!(
         "train positions={} games={games} scale={scale:.1} valid-loss={last_valid:.5} man={:.0}/{:.0} king={:.0}/{:.0} time={:.1} out={}",
         samples.len(),
@@ -501,4 +554,36 @@ pub fn run_train<R: Evaluate>(
         opts.out
     ));
     Ok(learned)
+}
+
+/// Whether `a` and `b` name the same existing file, however spelled
+/// (relative, `..`, symbolic or hard links).
+fn same_file(a: &str, b: &str) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a file beside it, then
+/// renamed over it.
+fn write_whole(path: &str, bytes: &[u8]) -> Result<(), String> {
+    let tmp = format!("{path}.tmp-{}", std::process::id());
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{path}: {e}"));
+    }
+    Ok(())
 }
