@@ -192,9 +192,10 @@ struct MatchArgs {
     /// Rule set.
     #[arg(long, default_value = "international")]
     variant: Variant,
-    /// Games per pairing (each opening is played with both colours).
-    #[arg(long, default_value_t = 2, value_parser = at_least_one)]
-    games: usize,
+    /// Games per pairing (each opening is played with both colours)
+    /// [default: 2]; with --merge, checks the files hold every game.
+    #[arg(long, value_parser = at_least_one)]
+    games: Option<usize>,
     /// Fixed seconds per move.
     #[arg(long, conflicts_with = "tc", allow_negative_numbers = true, value_parser = positive_seconds)]
     movetime: Option<f64>,
@@ -222,6 +223,16 @@ struct MatchArgs {
     /// are matched by name).
     #[arg(long)]
     resume: bool,
+    /// Play only shard <index>/<count> of the match's games (index
+    /// 0-based, 0 to count-1): the games g (0-based) with g % count ==
+    /// index, each with the opening and colours of the whole match, into
+    /// its own --pdn; with --sprt a shard plays all its games.
+    #[arg(long, value_name = "INDEX/COUNT", value_parser = clap::value_parser!(tools::shard::Shard))]
+    shard: Option<tools::shard::Shard>,
+    /// Read the shards' PDN files and print the whole match's endings,
+    /// SPRT state (with --sprt, over the games in order) and result.
+    #[arg(long, num_args = 1.., value_name = "PDN", conflicts_with_all = ["a", "b", "engines", "shard", "resume", "pdn"])]
+    merge: Vec<String>,
     /// Engine A (see "Engines" below).
     #[arg(long)]
     a: Option<String>,
@@ -284,9 +295,10 @@ struct SelfplayArgs {
     /// Rule set.
     #[arg(long, default_value = "international")]
     variant: Variant,
-    /// Games the file should hold when done.
-    #[arg(long, value_parser = at_least_one)]
-    games: usize,
+    /// Games the file should hold when done (with --shard: games of the
+    /// whole run; with --merge: checks the shards hold that many).
+    #[arg(long, value_parser = at_least_one, required_unless_present = "merge")]
+    games: Option<usize>,
     /// Nodes per move.
     #[arg(long, allow_negative_numbers = true, value_parser = at_least_one_u64)]
     nodes: Option<u64>,
@@ -303,11 +315,23 @@ struct SelfplayArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output file (appended with --resume).
-    #[arg(long)]
-    out: String,
+    #[arg(long, required_unless_present = "merge")]
+    out: Option<String>,
     /// Continue the games already in --out.
     #[arg(long)]
     resume: bool,
+    /// Play only shard <index>/<count> of the run's games (index 0-based,
+    /// 0 to count-1): the games g with g % count == index, each as the
+    /// single run plays it. Put the shards together with --merge.
+    #[arg(long, value_name = "INDEX/COUNT", value_parser = clap::value_parser!(tools::shard::Shard))]
+    shard: Option<tools::shard::Shard>,
+    /// Write to this file the games of the shards' FILES in the single
+    /// run's order: byte for byte the single run's file.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["out", "shard", "resume"], requires = "files")]
+    merge: Option<String>,
+    /// The shards' files (with --merge).
+    #[arg(requires = "merge", value_name = "FILES")]
+    files: Vec<String>,
     /// Hash table per game in MiB.
     #[arg(long, default_value_t = 8, value_parser = hash_mib)]
     hash: usize,
@@ -326,7 +350,8 @@ struct TrainArgs {
     /// Rule set.
     #[arg(long, default_value = "international")]
     variant: Variant,
-    /// Self-play files (repeat).
+    /// Self-play files (repeat), or directories whose .kdsp files are all
+    /// read, sorted by name.
     #[arg(long, required = true)]
     data: Vec<String>,
     /// Weights file to write.
@@ -739,6 +764,22 @@ fn pair<const N: usize>(text: &str, what: &str) -> Result<[i64; N], String> {
 }
 
 fn run_match(a: MatchArgs) -> Result<(), String> {
+    let sprt = a
+        .sprt
+        .as_deref()
+        .map(str::parse::<Sprt>)
+        .transpose()
+        .map_err(|e| format!("--sprt: {e}"))?;
+    if !a.merge.is_empty() {
+        let opts = tools::matchrun::MergeOptions {
+            files: a.merge,
+            variant: a.variant,
+            sprt,
+            games: a.games,
+            gauntlet: a.gauntlet,
+        };
+        return tools::matchrun::merge_match(&opts, &mut |l| out(l));
+    }
     let named: Vec<(&String, &[String])> =
         a.a.iter()
             .map(|e| (e, a.a_options.as_slice()))
@@ -786,18 +827,13 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
         variant: a.variant,
         engines: specs,
         gauntlet: a.gauntlet,
-        games: a.games,
+        games: a.games.unwrap_or(2),
         tc,
         concurrency: a.concurrency,
         openings: a.openings,
         opening_plies: a.opening_plies,
         pdn: a.pdn,
-        sprt: a
-            .sprt
-            .as_deref()
-            .map(str::parse::<Sprt>)
-            .transpose()
-            .map_err(|e| format!("--sprt: {e}"))?,
+        sprt,
         resume: a.resume,
         max_plies: a.max_plies,
         resign_cp,
@@ -812,11 +848,18 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
         max_failures: a.max_failures.max(1),
         start_timeout: seconds(a.start_timeout, "--start-timeout")?,
         time_margin: seconds(a.time_margin, "--time-margin")?,
+        shard: a.shard,
     };
     tools::matchrun::run_match(&opts, &mut |l| out(l))
 }
 
 fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
+    if let Some(dest) = &a.merge {
+        return tools::selfplay::merge_shards(&a.files, dest, a.games, &mut |l| out(l)).map(|_| ());
+    }
+    let (Some(games), Some(out_path)) = (a.games, a.out) else {
+        return Err("selfplay needs --games and --out".into());
+    };
     if a.nodes.is_none() && a.depth.is_none() {
         return Err("selfplay needs --nodes or --depth".into());
     }
@@ -824,13 +867,13 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = tools::selfplay::SelfplayOptions {
-        games: a.games,
+        games,
         nodes: a.nodes,
         depth: a.depth,
         threads,
         opening_plies: a.opening_plies,
         seed: a.seed,
-        out: a.out,
+        out: out_path,
         resume: a.resume,
         hash_mib: a.hash,
         max_plies: a.max_plies,
@@ -838,7 +881,7 @@ fn run_selfplay(a: SelfplayArgs) -> Result<(), String> {
         adjudicate_plies: 4,
         progress: true,
     };
-    with_rules!(a.variant, R => tools::selfplay::run_selfplay::<R>(&opts, &mut |l| out(l)))
+    with_rules!(a.variant, R => tools::selfplay::run_selfplay_shard::<R>(&opts, a.shard, &mut |l| out(l)))
         .map(|_| ())
 }
 

@@ -8,6 +8,11 @@
 //! later (exits, hangs) loses that game by forfeit and is restarted for its
 //! next one; after `max_failures` failures in a row the match stops with an
 //! error and prints no result.
+//!
+//! A match can be split into shards (`--shard i/n`: the games `g` with
+//! `g % n == i`, each as the whole match plays it, into the shard's own
+//! PDN); [`merge_match`] reads the shards' PDN files and prints the whole
+//! match's result, applying the SPRT to the games in order.
 
 use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom, Write};
@@ -30,6 +35,7 @@ use crate::tools::openings::{generate_openings, load_openings, Opening};
 use crate::tools::players::{
     make_player, EngineKind, EngineLog, EngineSpec, HubConfig, Player, PlayerError, TimeControl,
 };
+use crate::tools::shard::Shard;
 use crate::tools::stats::{format_elo, los, rating_list, Score, Sprt, SprtStatus};
 use crate::{with_rules, Variant};
 
@@ -90,6 +96,10 @@ pub struct MatchOptions {
     pub start_timeout: Duration,
     /// Margin over a move's time before the mover loses on time.
     pub time_margin: Duration,
+    /// Play only this shard's games (game `g`, 0-based, when `g % count
+    /// == index`), each as the whole match plays it; with an SPRT the
+    /// shard plays all of them ([`merge_match`] applies the SPRT).
+    pub shard: Option<Shard>,
 }
 
 /// The engine log used when none is named: next to the PDN, else in the
@@ -584,6 +594,13 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     if opts.sprt.is_some() && n != 2 {
         return Err("--sprt needs exactly two engines".into());
     }
+    if opts.shard.is_some() && opts.pdn.is_none() {
+        return Err(
+            "--shard needs --pdn: the shards' PDN files are what `match --merge` reads".into(),
+        );
+    }
+    // Whether game `index` is played here: every game, or the shard's.
+    let ours = |index: usize| opts.shard.is_none_or(|s| s.holds(index));
     let openings: Vec<Opening<R>> = match &opts.openings {
         Some(spec) => load_openings::<R>(spec)?,
         None => {
@@ -662,6 +679,12 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 let Some(spec) = sched.get(round.wrapping_sub(1)) else {
                     continue;
                 };
+                if !ours(spec.index) {
+                    return Err(format!(
+                        "--resume: game {round} in {path} is not one of shard {}'s games (the PDN file of another shard?)",
+                        opts.shard.map(|s| s.to_string()).unwrap_or_default()
+                    ));
+                }
                 let (w, b) = (g.tag("White").unwrap_or("?"), g.tag("Black").unwrap_or("?"));
                 if w != names[spec.white] || b != names[spec.black] {
                     return Err(format!(
@@ -694,7 +717,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
     let todo: Vec<GameSpec> = sched
         .iter()
         .copied()
-        .filter(|g| !played.contains(&g.index))
+        .filter(|g| ours(g.index) && !played.contains(&g.index))
         .collect();
 
     let pdn_file = match &opts.pdn {
@@ -707,7 +730,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         )),
         None => None,
     };
-    let total = sched.len();
+    let total = sched.iter().filter(|g| ours(g.index)).count();
     let resumed = done.len();
     let results = Mutex::new(done);
     let next = AtomicUsize::new(0);
@@ -846,7 +869,9 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 let mut all = results.lock().expect("results");
                 all.push(res);
                 let score = (n == 2).then(|| score_for(&all, 0));
-                if let (Some(s), Some(sprt)) = (&score, &opts.sprt) {
+                // A shard plays all its games: the SPRT is the merge's.
+                let sprt = opts.sprt.as_ref().filter(|_| opts.shard.is_none());
+                if let (Some(s), Some(sprt)) = (&score, sprt) {
                     let status = sprt.status(s);
                     if status != SprtStatus::Continue {
                         if let Ok(mut d) = decision.lock() {
@@ -900,11 +925,40 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         };
         return Err(format!("{f}{kept}; engine log: {log_path}"));
     }
+    if let Some(shard) = opts.shard {
+        out(format!(
+            "shard {shard}: {} of the match's {} games; `kondavo match --merge` of every shard's PDN file gives the match's result{}",
+            all.len(),
+            sched.len(),
+            if opts.sprt.is_some() {
+                " and applies the SPRT to the games in order"
+            } else {
+                ""
+            }
+        ));
+    }
+    let decided = decision.lock().ok().and_then(|d| *d);
+    let sprt = opts.sprt.as_ref().filter(|_| opts.shard.is_none());
+    result_lines(opts.variant, &names, &all, sprt, decided, out);
+    Ok(())
+}
+
+/// The last lines of a match: with two engines the SPRT's state (with
+/// `sprt`; `decided`: the decision, the games it was made on and its LLR,
+/// when a run stopped on it) and the `result` line, else the rating list.
+fn result_lines(
+    variant: Variant,
+    names: &[String],
+    all: &[GameResult],
+    sprt: Option<&Sprt>,
+    decided: Option<(SprtStatus, usize, f64)>,
+    out: &mut dyn FnMut(String),
+) {
+    let n = names.len();
     if n == 2 {
-        let s = score_for(&all, 0);
-        if let Some(sprt) = &opts.sprt {
+        let s = score_for(all, 0);
+        if let Some(sprt) = sprt {
             let (lo, hi) = sprt.bounds();
-            let decided = decision.lock().ok().and_then(|d| *d);
             let (status, at) = match decided {
                 Some((status, games, llr)) if games < s.games() as usize => (
                     status,
@@ -944,11 +998,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 (r.white, r.black, sc)
             })
             .collect();
-        out(format!(
-            "rating list ({}, {} games)",
-            opts.variant,
-            games.len()
-        ));
+        out(format!("rating list ({}, {} games)", variant, games.len()));
         out(format!(
             "{:>4}  {:<40} {:>8} {:>8} {:>6} {:>7}",
             "rank", "engine", "elo", "+/-", "games", "score"
@@ -966,6 +1016,206 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
             ));
         }
     }
+}
+
+/// What `kondavo match --merge` is told.
+#[derive(Clone, Debug)]
+pub struct MergeOptions {
+    /// The shards' PDN files.
+    pub files: Vec<String>,
+    /// The variant when the games have no `GameType` tag.
+    pub variant: Variant,
+    /// The match's SPRT, applied to the games in order.
+    pub sprt: Option<Sprt>,
+    /// The match's `--games`, when given: the files must hold all its
+    /// games.
+    pub games: Option<usize>,
+    /// The match was a gauntlet (more than two engines).
+    pub gauntlet: bool,
+}
+
+/// One game of a shard's PDN file, for [`merge_match`].
+struct MergedGame {
+    file: usize,
+    white: String,
+    black: String,
+    winner: Option<Color>,
+    reason: String,
+}
+
+/// Reads the PDN files of a match's shards (`match --shard i/n` for every
+/// `i`) and prints what the whole match run at once prints at its end: the
+/// engines, the `endings:` and `forfeit:` lines, the SPRT's state and the
+/// `result` line (or the rating list). The games are taken in game order
+/// (their `Round` tags), which must run from 1 with none missing and none
+/// twice, each between the engines the match's schedule has there. With
+/// an SPRT the shards played every game; the merge stops where a single
+/// run (one game at a time) would have stopped, says so, and counts the
+/// games up to there.
+pub fn merge_match(opts: &MergeOptions, out: &mut dyn FnMut(String)) -> Result<(), String> {
+    if opts.files.is_empty() {
+        return Err("--merge: name the shards' PDN files".into());
+    }
+    let mut rounds: std::collections::BTreeMap<usize, MergedGame> = Default::default();
+    let mut variant: Option<(Variant, usize)> = None;
+    for (f, path) in opts.files.iter().enumerate() {
+        let bytes = std::fs::read(path).map_err(|e| format!("--merge: {path}: {e}"))?;
+        let whole = whole_games(&bytes).map_err(|e| format!("--merge: {path}: {e}"))?;
+        if !bytes[whole.end..].iter().all(u8::is_ascii_whitespace) {
+            return Err(format!(
+                "--merge: {path} ends with a game cut short (game {} of the file): finish that shard with --resume first",
+                whole.games + 1
+            ));
+        }
+        let text = std::str::from_utf8(&bytes[..whole.end]).unwrap_or_default();
+        for (k, g) in parse_pdn(text).into_iter().enumerate() {
+            let at = format!("--merge: {path}: game {} of the file", k + 1);
+            let g = g.map_err(|e| format!("{at}: {e}"))?;
+            let tag = |name: &str| {
+                g.tag(name)
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{at} has no {name} tag (not a PDN of kondavo match?)"))
+            };
+            let round_text = tag("Round")?;
+            let round = round_text
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&r| r >= 1)
+                .ok_or_else(|| format!("{at}: Round {:?} is not a game number", round_text))?;
+            let result = tag("Result")?;
+            let winner = parse_result(&result)
+                .ok_or_else(|| format!("{at} (round {round}) has no result (Result {result:?})"))?;
+            if let Some(v) = crate::notation::pdn::game_variant(&g) {
+                match variant {
+                    Some((w, first)) if w != v => {
+                        return Err(format!(
+                            "--merge: {path} has {v} games, {} {w} games: not shards of one match",
+                            opts.files[first]
+                        ))
+                    }
+                    Some(_) => {}
+                    None => variant = Some((v, f)),
+                }
+            }
+            let game = MergedGame {
+                file: f,
+                white: tag("White")?,
+                black: tag("Black")?,
+                winner,
+                reason: g.tag("Termination").unwrap_or("?").to_string(),
+            };
+            if let Some(twin) = rounds.insert(round, game) {
+                return Err(format!(
+                    "--merge: game {round} is in {} and in {path}: each game must be in one file only",
+                    opts.files[twin.file]
+                ));
+            }
+        }
+    }
+    let variant = variant.map_or(opts.variant, |(v, _)| v);
+    with_rules!(variant, R => merge_games::<R>(variant, &rounds, opts, out))
+}
+
+fn merge_games<R: Rules>(
+    variant: Variant,
+    rounds: &std::collections::BTreeMap<usize, MergedGame>,
+    opts: &MergeOptions,
+    out: &mut dyn FnMut(String),
+) -> Result<(), String> {
+    let played = rounds.len();
+    if played == 0 {
+        return Err("--merge: the files hold no games".into());
+    }
+    if let Some(missing) = (1..=played).find(|r| !rounds.contains_key(r)) {
+        return Err(format!(
+            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): a shard is missing or not finished (--resume it)",
+            rounds.keys().last().copied().unwrap_or(0)
+        ));
+    }
+    // The engines in the order they first play: the match's order.
+    let mut names: Vec<String> = Vec::new();
+    for g in rounds.values() {
+        for name in [&g.white, &g.black] {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    let n = names.len();
+    if n < 2 {
+        return Err("--merge: the games have fewer than two engines".into());
+    }
+    let pairs = if opts.gauntlet {
+        n - 1
+    } else {
+        n * (n - 1) / 2
+    };
+    let sched = schedule(
+        n,
+        opts.gauntlet,
+        opts.games.unwrap_or(0).max(played.div_ceil(pairs)),
+        1,
+    );
+    if let Some(games) = opts.games {
+        let want = schedule(n, opts.gauntlet, games, 1).len();
+        if played != want {
+            return Err(format!(
+                "--merge: the files hold {played} games, but a match of --games {games} between these {n} engines has {want}: a shard is missing or not finished (--resume it)"
+            ));
+        }
+    }
+    let mut results = Vec::with_capacity(played);
+    for (&round, g) in rounds {
+        let spec = sched[round - 1];
+        let (w, b) = (&names[spec.white], &names[spec.black]);
+        if (&g.white, &g.black) != (w, b) {
+            return Err(format!(
+                "--merge: game {round} in {} is {} - {}, but the match of these engines{} has {} - {} there: not shards of one match",
+                opts.files[g.file],
+                g.white.escape_debug(),
+                g.black.escape_debug(),
+                if opts.gauntlet { " (a gauntlet)" } else { "" },
+                w.escape_debug(),
+                b.escape_debug()
+            ));
+        }
+        results.push(GameResult {
+            index: spec.index,
+            white: spec.white,
+            black: spec.black,
+            winner: g.winner,
+            ending: Ending::of_termination(&g.reason),
+            reason: g.reason.clone(),
+        });
+    }
+    // Where a single run, one game at a time, stops on the SPRT.
+    let mut counted = played;
+    if let Some(sprt) = &opts.sprt {
+        if n != 2 {
+            return Err("--sprt needs exactly two engines".into());
+        }
+        counted = (1..=played)
+            .find(|&k| sprt.status(&score_for(&results[..k], 0)) != SprtStatus::Continue)
+            .unwrap_or(played);
+    }
+    let (all, considered) = (&results[..], &results[..counted]);
+    for (e, name) in names.iter().enumerate() {
+        out(format!("engine {}: {name}", label(n, e)));
+    }
+    out(endings_line::<R>(considered));
+    for r in considered.iter().filter(|r| r.ending.is_forfeit()) {
+        out(format!("forfeit: game {}: {}", r.index + 1, r.reason));
+    }
+    if counted < played {
+        let s = score_for(all, 0);
+        out(format!(
+            "merge: the SPRT decided at game {counted} of the {played} the shards played: a single run stops there, so these lines count games 1 to {counted} (all {played}: A {}, {})",
+            short_summary(&s),
+            format_elo(s.elo(), s.elo_error95())
+        ));
+    }
+    result_lines(variant, &names, considered, opts.sprt.as_ref(), None, out);
     Ok(())
 }
 
@@ -1326,6 +1576,137 @@ mod tests {
         assert_eq!(whole_games(&bytes).unwrap().end, first.len());
         bytes.insert(3, 0xFF);
         assert!(whole_games(&bytes).unwrap_err().contains("byte 3"));
+    }
+
+    /// Shards' PDN files of a match between `A` and `B` whose results for
+    /// A are `a` (`+`, `=`, `-`), game 1 first: two shards.
+    fn shard_files(dir: &str, a: &str) -> Vec<String> {
+        let mut texts = [String::new(), String::new()];
+        for (g, c) in a.chars().enumerate() {
+            let a_white = g % 2 == 0;
+            let (white, black) = if a_white { ("A", "B") } else { ("B", "A") };
+            let result = match (c, a_white) {
+                ('=', _) => "1/2-1/2",
+                ('+', true) | ('-', false) => "1-0",
+                _ => "0-1",
+            };
+            texts[g % 2].push_str(&format!(
+                "[Event \"t\"]\n[Round \"{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[Termination \"threefold repetition\"]\n\n1. 9-13 22-18 {result}\n\n",
+                g + 1
+            ));
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let p = format!("{dir}/s{i}.pdn");
+                std::fs::write(&p, t).unwrap();
+                p
+            })
+            .collect()
+    }
+
+    #[test]
+    fn merge_stops_where_the_sprt_decides() {
+        let dir = std::env::temp_dir()
+            .join(format!("kondavo-merge-sprt-{}", std::process::id()))
+            .to_string_lossy()
+            .to_string();
+        let a = "=+=++-++++-+=+-+";
+        let files = shard_files(&dir, a);
+        let sprt: Sprt = "0,100,0.1,0.1".parse().unwrap();
+        // Where a run of one game at a time stops.
+        let results: Vec<GameResult> = a
+            .chars()
+            .enumerate()
+            .map(|(g, c)| GameResult {
+                index: g,
+                white: g % 2,
+                black: 1 - g % 2,
+                winner: match c {
+                    '=' => None,
+                    '+' => Some(if g % 2 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    }),
+                    _ => Some(if g % 2 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    }),
+                },
+                ending: Ending::Repetition,
+                reason: String::new(),
+            })
+            .collect();
+        let k = (1..=a.len())
+            .find(|&k| sprt.status(&score_for(&results[..k], 0)) != SprtStatus::Continue)
+            .unwrap();
+        assert!(k > 2 && k < a.len(), "decided at {k}");
+        let merge = |sprt: Option<Sprt>, files: Vec<String>| {
+            let mut lines = Vec::new();
+            let opts = MergeOptions {
+                files,
+                variant: Variant::English,
+                sprt,
+                games: Some(a.len()),
+                gauntlet: false,
+            };
+            merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
+        };
+        let lines = merge(Some(sprt), files.clone()).unwrap();
+        let s = score_for(&results[..k], 0);
+        assert_eq!(lines[0], "engine A: A");
+        assert_eq!(lines[2], format!("endings: threefold repetition {k}"));
+        assert!(
+            lines[3].starts_with(&format!(
+                "merge: the SPRT decided at game {k} of the {} the shards played",
+                a.len()
+            )),
+            "{lines:?}"
+        );
+        assert!(
+            lines[4].ends_with(&format!("status={:?}", sprt.status(&s))),
+            "{lines:?}"
+        );
+        assert!(
+            lines[5].starts_with(&format!("result games={k} wins={} ", s.wins)),
+            "{lines:?}"
+        );
+        // Without the SPRT: every game.
+        let lines = merge(None, files.clone()).unwrap();
+        assert!(lines
+            .last()
+            .unwrap()
+            .starts_with(&format!("result games={} ", a.len())));
+        // A game of another schedule is refused.
+        let wrong = shard_files(&format!("{dir}/x"), a);
+        let text = std::fs::read_to_string(&wrong[1]).unwrap();
+        std::fs::write(
+            &wrong[1],
+            text.replacen(
+                "[White \"B\"]\n[Black \"A\"]",
+                "[White \"A\"]\n[Black \"B\"]",
+                1,
+            ),
+        )
+        .unwrap();
+        let e = merge(None, wrong).unwrap_err();
+        assert!(
+            e.contains("game 2 in")
+                && e.contains("is A - B, but the match of these engines has B - A there"),
+            "{e}"
+        );
+        // A torn game at the end of a file is named.
+        let torn = shard_files(&format!("{dir}/t"), a);
+        let mut text = std::fs::read_to_string(&torn[0]).unwrap();
+        text.push_str("[Event \"t\"]\n[Round \"17\"]\n\n1. 9-13 ");
+        std::fs::write(&torn[0], text).unwrap();
+        let e = merge(None, torn).unwrap_err();
+        assert!(e.contains("ends with a game cut short"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

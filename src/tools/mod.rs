@@ -11,5 +11,6 @@ pub mod perft;
 pub mod players;
 pub mod search;
 pub mod selfplay;
+pub mod shard;
 pub mod stats;
 pub mod train;

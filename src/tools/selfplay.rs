@@ -9,7 +9,9 @@
 //! `key=value` words separated by spaces: `nodes`, `depth`, `seed`,
 //! `opening-plies`, `max-plies`, `adjudicate`, `adjudicate-plies`, `hash`
 //! and `weights`, a fingerprint of the evaluation's weights), which
-//! `--resume` checks. Version 1 files (no settings) are read as before.
+//! `--resume` checks; a shard's file (`--shard i/n`) adds `shard=i/n`,
+//! which [`merge_shards`] leaves out of the merged file's header. Version
+//! 1 files (no settings) are read as before.
 //! Each game follows as one record, written whole and flushed, so a killed
 //! run loses at most the game being written and `--resume` cuts a torn last
 //! record off:
@@ -40,11 +42,14 @@ use crate::position::Position;
 use crate::rules::{Color, Rules};
 use crate::search::threads::Searcher;
 use crate::search::{Job, Limits, WIN_BOUND};
+use crate::tools::shard::Shard;
 
 const MAGIC: &[u8; 4] = b"KDSP";
 /// The version written: 2 records the settings.
 const VERSION: u32 = 2;
 const GAME_MARK: u8 = 0xA5;
+/// The settings' word of a shard's file: `shard=<index>/<count>`.
+const SHARD_KEY: &str = "shard";
 /// Score of a ply that was not searched (random opening move).
 pub const NO_SCORE: i16 = i16::MIN;
 
@@ -176,7 +181,12 @@ pub fn read_games<R: Rules>(bytes: &[u8]) -> Result<(Vec<GameRecord>, usize), St
             h.variant
         ));
     }
-    let mut at = h.len;
+    read_records(bytes, h.len)
+}
+
+/// The game records of a data file from byte `at` (where its header
+/// ends), and the length of its complete part.
+fn read_records(bytes: &[u8], mut at: usize) -> Result<(Vec<GameRecord>, usize), String> {
     let mut games = Vec::new();
     loop {
         if bytes.len() - at < 13 {
@@ -450,11 +460,35 @@ pub fn run_selfplay<R: Evaluate>(
     opts: &SelfplayOptions,
     out: &mut dyn FnMut(String),
 ) -> Result<u64, String> {
+    run_selfplay_shard::<R>(opts, None, out)
+}
+
+/// Runs self-play, or with `shard` only its share of the `opts.games`
+/// games (game `g` of the single run when `g % count == index`), each
+/// exactly as the single run plays it, in game order. A shard's file
+/// records `shard=index/count` after the settings (so `--resume` of
+/// another shard's file is refused); [`merge_shards`] makes the single
+/// run's file of the shards' files.
+pub fn run_selfplay_shard<R: Evaluate>(
+    opts: &SelfplayOptions,
+    shard: Option<Shard>,
+    out: &mut dyn FnMut(String),
+) -> Result<u64, String> {
     if opts.nodes.is_none() && opts.depth.is_none() {
         return Err("selfplay needs --nodes or --depth".into());
     }
     let path = &opts.out;
-    let ours = settings::<R>(opts);
+    let mut ours = settings::<R>(opts);
+    if let Some(s) = shard {
+        ours.push_str(&format!(" {SHARD_KEY}={s}"));
+    }
+    // This file's games: all of them, or the shard's.
+    let games = shard.map_or(opts.games, |s| s.games_of(opts.games));
+    // The number in the single run of this file's `k`-th game.
+    let number = |k: usize| shard.map_or(k, |s| s.game(k));
+    let shard_note = shard.map_or(String::new(), |s| {
+        format!(" shard={s} of {} games", opts.games)
+    });
     let exists = std::path::Path::new(path).exists();
     let mut done = 0;
     let mut file: File;
@@ -513,9 +547,9 @@ pub fn run_selfplay<R: Evaluate>(
         file.write_all(&header(R::NAME, &ours))
             .map_err(|e| format!("{path}: {e}"))?;
     }
-    if done >= opts.games {
+    if done >= games {
         out(format!(
-            "selfplay games={done} positions=0 (already complete)"
+            "selfplay games={done} positions=0 (already complete){shard_note}"
         ));
         return Ok(0);
     }
@@ -524,8 +558,8 @@ pub fn run_selfplay<R: Evaluate>(
     let next = AtomicUsize::new(done);
     let abort = AtomicBool::new(false);
     let (tx, rx) = channel::<(usize, GameRecord)>();
-    let threads = opts.threads.max(1).min(opts.games - done);
-    let bar = progress_bar(opts, (opts.games - done) as u64);
+    let threads = opts.threads.max(1).min(games - done);
+    let bar = progress_bar(opts, (games - done) as u64);
     let mut positions = 0u64;
     let mut written = done;
     let mut pending = BTreeMap::new();
@@ -542,10 +576,10 @@ pub fn run_selfplay<R: Evaluate>(
                     let mut searcher = Searcher::<R>::new(1, opts.hash_mib);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= opts.games || abort.load(Ordering::Relaxed) {
+                        if i >= games || abort.load(Ordering::Relaxed) {
                             break;
                         }
-                        let g = play_game(i as u64, opts, &mut searcher);
+                        let g = play_game(number(i) as u64, opts, &mut searcher);
                         if tx.send((i, g)).is_err() {
                             break;
                         }
@@ -572,8 +606,7 @@ pub fn run_selfplay<R: Evaluate>(
                 } else if opts.progress && last_line.elapsed().as_secs() >= 30 {
                     last_line = Instant::now();
                     crate::stdio::err(format_args!(
-                        "selfplay games={written}/{} positions={positions} positions/s={:.0}",
-                        opts.games,
+                        "selfplay games={written}/{games} positions={positions} positions/s={:.0}",
                         positions as f64 / start.elapsed().as_secs_f64()
                     ));
                 }
@@ -588,10 +621,207 @@ pub fn run_selfplay<R: Evaluate>(
     }
     let secs = start.elapsed().as_secs_f64();
     out(format!(
-        "selfplay games={written} positions={positions} time={secs:.1} positions/s={:.0}",
+        "selfplay games={written} positions={positions} time={secs:.1} positions/s={:.0}{shard_note}",
         positions as f64 / secs.max(1e-9)
     ));
     Ok(positions)
+}
+
+/// A shard's file, read for [`merge_shards`].
+struct ShardFile {
+    path: String,
+    shard: Shard,
+    variant: String,
+    /// The settings without `shard=`: the single run's.
+    settings: String,
+    games: Vec<GameRecord>,
+}
+
+/// Reads the shard's file `path`.
+fn read_shard_file(path: &str) -> Result<ShardFile, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let h = read_header(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    let Some(settings) = &h.settings else {
+        return Err(format!(
+            "{path}: a file of format version {} records no settings, so no shard: only files written by `selfplay --shard` merge",
+            h.version
+        ));
+    };
+    let mut shard = None;
+    let mut rest = Vec::new();
+    for w in settings.split_whitespace() {
+        match w.split_once('=') {
+            Some((SHARD_KEY, v)) => {
+                shard = Some(
+                    v.parse::<Shard>()
+                        .map_err(|e| format!("{path}: its settings' shard: {e}"))?,
+                )
+            }
+            _ => rest.push(w),
+        }
+    }
+    let Some(shard) = shard else {
+        return Err(format!(
+            "{path} is not a shard's file (its settings have no shard=<index>/<count>: it was made without --shard)"
+        ));
+    };
+    let (games, complete) = read_records(&bytes, h.len).map_err(|e| format!("{path}: {e}"))?;
+    if complete < bytes.len() {
+        return Err(format!(
+            "{path} (shard {shard}) ends with a torn game ({} bytes): finish it with `selfplay --shard {shard} --resume` first",
+            bytes.len() - complete
+        ));
+    }
+    Ok(ShardFile {
+        path: path.to_string(),
+        shard,
+        variant: h.variant,
+        settings: rest.join(" "),
+        games,
+    })
+}
+
+/// Writes to `dest` one file of the shards' files `paths` of one
+/// self-play run (`selfplay --shard i/n` for every `i` of `n`, in any
+/// order): the games in the single run's order under the single run's
+/// header (the settings without `shard=`), byte for byte the file a single
+/// run with the same seed and settings writes. Every shard must be there
+/// and whole: each holds its share of the games of the whole (of `games`
+/// games, when given). `dest` must not exist. Returns the games written.
+pub fn merge_shards(
+    paths: &[String],
+    dest: &str,
+    games: Option<usize>,
+    out: &mut dyn FnMut(String),
+) -> Result<usize, String> {
+    if paths.is_empty() {
+        return Err("--merge: name the shards' files after the output file".into());
+    }
+    if std::path::Path::new(dest).exists() {
+        return Err(format!(
+            "--merge: {dest} exists: choose another output file, or remove it"
+        ));
+    }
+    let mut files: Vec<ShardFile> = Vec::new();
+    for p in paths {
+        let f = read_shard_file(p).map_err(|e| format!("--merge: {e}"))?;
+        if let Some(first) = files.first() {
+            if f.variant != first.variant {
+                return Err(format!(
+                    "--merge: {} is of variant {:?}, {} of {:?}: not shards of one run",
+                    f.path, f.variant, first.path, first.variant
+                ));
+            }
+            let diff = differences(&first.variant, &first.settings, &f.variant, &f.settings);
+            if !diff.is_empty() {
+                return Err(format!(
+                    "--merge: {} and {} are not shards of one run: {} {}",
+                    first.path,
+                    f.path,
+                    first.path,
+                    diff.join("; it ")
+                        .replace("this run has", &format!("{} has", f.path))
+                ));
+            }
+            if f.shard.count != first.shard.count {
+                return Err(format!(
+                    "--merge: {} is shard {} but {} is shard {}: not shards of one run",
+                    first.path, first.shard, f.path, f.shard
+                ));
+            }
+        }
+        if let Some(twin) = files.iter().find(|g| g.shard == f.shard) {
+            return Err(format!(
+                "--merge: {} and {} are both shard {}",
+                twin.path, f.path, f.shard
+            ));
+        }
+        files.push(f);
+    }
+    let n = files[0].shard.count;
+    let mut by_index: Vec<Option<&ShardFile>> = vec![None; n];
+    for f in &files {
+        by_index[f.shard.index] = Some(f);
+    }
+    if let Some(i) = by_index.iter().position(Option::is_none) {
+        return Err(format!(
+            "--merge: shard {i}/{n} is missing (none of the files given is it)"
+        ));
+    }
+    let shards: Vec<&ShardFile> = by_index.into_iter().flatten().collect();
+    let total = games.unwrap_or_else(|| shards.iter().map(|f| f.games.len()).sum());
+    for f in &shards {
+        let want = f.shard.games_of(total);
+        let have = f.games.len();
+        if have != want {
+            let fix = if have < want {
+                format!(
+                    "finish it with `selfplay --shard {} --games {} --resume`",
+                    f.shard,
+                    games.map_or("<the run's games>".to_string(), |g| g.to_string())
+                )
+            } else {
+                "it was made with a larger --games".to_string()
+            };
+            return Err(format!(
+                "--merge: {} (shard {}) has {have} games, but in a run of {total} games shard {} has {want}: {fix}",
+                f.path, f.shard, f.shard
+            ));
+        }
+    }
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dest)
+        .map_err(|e| format!("--merge: {dest}: {e}"))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut positions = 0u64;
+    let mut written = w.write_all(&header(&shards[0].variant, &shards[0].settings));
+    let mut buf = Vec::new();
+    for g in 0..total {
+        if written.is_err() {
+            break;
+        }
+        let rec = &shards[g % n].games[g / n];
+        buf.clear();
+        rec.to_bytes(&mut buf);
+        positions += rec.plies.len() as u64;
+        written = w.write_all(&buf);
+    }
+    if let Err(e) = written.and_then(|_| w.flush()) {
+        drop(w);
+        let _ = std::fs::remove_file(dest);
+        return Err(format!("--merge: {dest}: {e}"));
+    }
+    out(format!(
+        "merge games={total} positions={positions} shards={n} out={dest}"
+    ));
+    Ok(total)
+}
+
+/// The self-play files named by `paths`: a file is taken as it is, a
+/// directory gives its `.kdsp` files, sorted by name.
+pub fn data_files(paths: &[String]) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if !std::path::Path::new(p).is_dir() {
+            files.push(p.clone());
+            continue;
+        }
+        let mut found: Vec<String> = std::fs::read_dir(p)
+            .map_err(|e| format!("{p}: {e}"))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "kdsp"))
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        if found.is_empty() {
+            return Err(format!("{p}: a directory without .kdsp files"));
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
 }
 
 fn progress_bar(opts: &SelfplayOptions, n: u64) -> Option<indicatif::ProgressBar> {

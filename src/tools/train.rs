@@ -343,7 +343,8 @@ fn rescale_to_man(
 /// What `kondavo train` is asked to do.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
-    /// Self-play files.
+    /// Self-play files, or directories whose `.kdsp` files are all read
+    /// (sorted by name).
     pub data: Vec<String>,
     /// Weights file to write.
     pub out: String,
@@ -381,7 +382,7 @@ pub fn run_train<R: Evaluate>(
     let mut samples: Vec<Sample<R>> = Vec::new();
     let mut game_of: Vec<u32> = Vec::new();
     let mut games = 0u32;
-    for path in &opts.data {
+    for path in &crate::tools::selfplay::data_files(&opts.data)? {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
         let (records, _) = read_games::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
         for (k, g) in records.iter().enumerate() {
