@@ -371,7 +371,9 @@ pub fn run_train<R: Evaluate>(
     out: &mut dyn FnMut(String),
 ) -> Result<Learned, String> {
     let started = Instant::now();
-    for path in &opts.data {
+    // The files of folders in --data too: --out may not be any of them.
+    let files = crate::tools::selfplay::data_files(&opts.data)?;
+    for path in &files {
         if same_file(path, &opts.out) {
             return Err(format!(
                 "--out {} is the data file {path}: it would be overwritten",
@@ -382,7 +384,7 @@ pub fn run_train<R: Evaluate>(
     let mut samples: Vec<Sample<R>> = Vec::new();
     let mut game_of: Vec<u32> = Vec::new();
     let mut games = 0u32;
-    for path in &crate::tools::selfplay::data_files(&opts.data)? {
+    for path in &files {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
         let (records, _) = read_games::<R>(&bytes).map_err(|e| format!("{path}: {e}"))?;
         for (k, g) in records.iter().enumerate() {
