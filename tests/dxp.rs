@@ -2,10 +2,10 @@
 //! outlives clients that vanish, idle or misbehave; messages are checked
 //! strictly; the Initiator ends a game on its peer's error.
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use kondavo::movegen::{generate, MoveList};
@@ -14,6 +14,8 @@ use kondavo::protocol::dxp::message::parse_message;
 use kondavo::protocol::dxp::{move_message, parse_move_message};
 use kondavo::rules::International;
 use proptest::prelude::*;
+
+mod common;
 
 type Pos = Position<International>;
 
@@ -38,15 +40,7 @@ impl Engine {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start kondavo");
-        let err = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = common::line_channel(child.stderr.take().unwrap());
         Engine {
             child,
             lines: rx,

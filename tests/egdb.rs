@@ -431,16 +431,11 @@ fn international_three_kings_draw_against_the_main_diagonal_and_four_win() {
 /// `kondavo egdb verify` of the English tables up to 3 pieces in `dir`:
 /// stdout, stderr and success.
 fn verify_english_3(dir: &str) -> (String, String, bool) {
-    common::kondavo(&[
-        "egdb",
+    common::kondavo(&common::egdb_args(
         "verify",
-        "--variant",
         "english",
-        "--pieces",
-        "3",
-        "--dir",
-        dir,
-    ])
+        &["--pieces", "3", "--dir", dir],
+    ))
 }
 
 /// The command line: build, verify and probe, and clear refusals.
@@ -448,18 +443,11 @@ fn verify_english_3(dir: &str) -> (String, String, bool) {
 fn the_command_line_builds_verifies_probes_and_refuses() {
     let dir = temp_dir("cli");
     let d = dir.to_string_lossy().to_string();
-    let (out, err, ok) = common::kondavo(&[
-        "egdb",
+    let (out, err, ok) = common::kondavo(&common::egdb_args(
         "build",
-        "--variant",
         "english",
-        "--pieces",
-        "3",
-        "--dir",
-        &d,
-        "--threads",
-        "2",
-    ]);
+        &["--pieces", "3", "--dir", &d, "--threads", "2"],
+    ));
     assert!(ok, "{out}\n{err}");
     assert!(
         out.contains("english pieces 3: 12 files (12 built), 196032 positions"),
@@ -467,16 +455,11 @@ fn the_command_line_builds_verifies_probes_and_refuses() {
     );
     let (out, err, ok) = verify_english_3(&d);
     assert!(ok && out.contains("every value agrees"), "{out}\n{err}");
-    let (out, err, ok) = common::kondavo(&[
-        "egdb",
+    let (out, err, ok) = common::kondavo(&common::egdb_args(
         "probe",
-        "--variant",
         "english",
-        "--fen",
-        "W:WK32:BK26",
-        "--dir",
-        &d,
-    ]);
+        &["--fen", "W:WK32:BK26", "--dir", &d],
+    ));
     assert!(ok, "{err}");
     assert_eq!(out.lines().next(), Some("win 9"), "{out}");
     assert!(out.lines().any(|l| l == "32-27 win 9"), "{out}");
@@ -495,81 +478,31 @@ fn the_command_line_builds_verifies_probes_and_refuses() {
 
     for (args, needle) in [
         (
-            vec![
-                "egdb",
+            common::egdb_args(
                 "probe",
-                "--variant",
                 "english",
-                "--fen",
-                "W:WK1,K2,K3:BK30",
-                "--dir",
-                &d,
-            ],
+                &["--fen", "W:WK1,K2,K3:BK30", "--dir", &d],
+            ),
             "is missing (build it with `kondavo egdb build --variant english --pieces 4`)",
         ),
         (
-            vec![
-                "egdb",
-                "probe",
-                "--variant",
-                "english",
-                "--fen",
-                "W:W21:B",
-                "--dir",
-                &d,
-            ],
+            common::egdb_args("probe", "english", &["--fen", "W:W21:B", "--dir", &d]),
             "at least one piece a side",
         ),
         (
-            vec![
-                "egdb",
-                "probe",
-                "--variant",
-                "english",
-                "--fen",
-                "W:W21-29:B1",
-                "--dir",
-                &d,
-            ],
+            common::egdb_args("probe", "english", &["--fen", "W:W21-29:B1", "--dir", &d]),
             "go up to 8",
         ),
         (
-            vec![
-                "egdb",
-                "probe",
-                "--variant",
-                "english",
-                "--fen",
-                "W:W1:B30",
-                "--dir",
-                &d,
-            ],
+            common::egdb_args("probe", "english", &["--fen", "W:W1:B30", "--dir", &d]),
             "promotion row",
         ),
         (
-            vec![
-                "egdb",
-                "build",
-                "--variant",
-                "english",
-                "--pieces",
-                "9",
-                "--dir",
-                &d,
-            ],
+            common::egdb_args("build", "english", &["--pieces", "9", "--dir", &d]),
             "--pieces must be from 2 to 8",
         ),
         (
-            vec![
-                "egdb",
-                "verify",
-                "--variant",
-                "english",
-                "--pieces",
-                "4",
-                "--dir",
-                &d,
-            ],
+            common::egdb_args("verify", "english", &["--pieces", "4", "--dir", &d]),
             "missing",
         ),
     ] {

@@ -2,10 +2,9 @@
 //! positions, a winning move whose reply is lost in the tables, the
 //! `--egdb-path` option of `analyse`, and the Hub's `egdb-path` parameter.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc::channel;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -152,15 +151,7 @@ fn hub_session(input: &[&str]) -> Vec<String> {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = common::line_channel(child.stdout.take().unwrap());
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = Vec::new();
     for cmd in input {

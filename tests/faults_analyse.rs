@@ -7,7 +7,7 @@
 //! data file and a diverging fit writes nothing; a FEN with more pieces
 //! than the start position gives a side is refused, in the Hub too.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,10 +23,7 @@ use common::kondavo;
 
 /// A fresh temporary directory for one test.
 fn tmp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kondavo-faults-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("kondavo-faults", name)
 }
 
 fn path(p: &Path) -> &str {
@@ -381,15 +378,7 @@ fn hub(args: &[&str], input: &str) -> Vec<String> {
         .spawn()
         .expect("start kondavo");
     let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = common::line_channel(child.stdout.take().unwrap());
     stdin.write_all(input.as_bytes()).unwrap();
     stdin.flush().unwrap();
     let mut lines = Vec::new();

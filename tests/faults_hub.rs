@@ -3,10 +3,10 @@
 //! file where a directory belongs), and `egdb verify` of every table a
 //! directory holds.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use kondavo::egdb::build::build;
@@ -19,8 +19,7 @@ const WAIT: Duration = Duration::from_secs(30);
 
 /// A fresh directory holding the English tables up to 3 pieces (16 files).
 fn english_tables(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kondavo-faults-hub-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::fresh_dir("kondavo-faults-hub", name);
     build::<English>(&d, 3, false, &mut |_| {}).unwrap();
     d
 }
@@ -67,20 +66,19 @@ impl Hub {
             .stderr(Stdio::null())
             .spawn()
             .expect("start kondavo");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
         Hub {
             stdin: child.stdin.take(),
+            lines: common::line_channel(child.stdout.take().unwrap()),
             child,
-            lines: rx,
         }
+    }
+
+    /// `kondavo hub` playing English, with `egdb-path` set to `dir`.
+    fn english_with_tables(dir: &Path) -> Hub {
+        let mut e = Hub::start();
+        e.send("set-param name=variant value=english");
+        e.send(&set_path(&text(dir)));
+        e
     }
 
     fn send(&mut self, line: &str) {
@@ -106,6 +104,20 @@ impl Hub {
                 Err(_) => panic!("no line starting with '{prefix}'; got {got:#?}"),
             }
         }
+    }
+
+    /// `go think`: the lines up to and including `done`.
+    fn think(&mut self) -> Vec<String> {
+        self.send("go think");
+        self.until("done")
+    }
+
+    /// King against king (`W:WK32:BK26`, White wins by 32-27) searched with
+    /// `go think` to `depth`: the lines up to and including `done`.
+    fn think_kings(&mut self, depth: u32) -> Vec<String> {
+        self.send("pos fen=\"W:WK32:BK26\"");
+        self.send(&format!("level depth={depth}"));
+        self.think()
     }
 
     /// `hub`'s line for the parameter `egdb-path`.
@@ -135,13 +147,8 @@ fn set_path(dir: &str) -> String {
 #[test]
 fn go_without_init_loads_the_tables() {
     let dir = english_tables("noinit");
-    let mut e = Hub::start();
-    e.send("set-param name=variant value=english");
-    e.send(&set_path(&text(&dir)));
-    e.send("pos fen=\"W:WK32:BK26\"");
-    e.send("level depth=4");
-    e.send("go think");
-    let lines = e.until("done");
+    let mut e = Hub::english_with_tables(&dir);
+    let lines = e.think_kings(4);
     assert!(
         lines
             .iter()
@@ -162,8 +169,7 @@ fn go_without_init_loads_the_tables() {
     let want = format!("param name=egdb-path value={} type=string", text(&dir));
     assert_eq!(e.egdb_path_param(), want);
     // Loaded once: the next go says nothing more about the tables.
-    e.send("go think");
-    let lines = e.until("done");
+    let lines = e.think();
     assert!(
         !lines.iter().any(|l| l.contains("endgame databases")),
         "{lines:#?}"
@@ -181,13 +187,8 @@ fn go_without_init_reports_a_damaged_table_and_still_searches() {
     let bad = table(&dir, "1101");
     let bytes = std::fs::read(&bad).unwrap();
     std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
-    let mut e = Hub::start();
-    e.send("set-param name=variant value=english");
-    e.send(&set_path(&text(&dir)));
-    e.send("pos fen=\"W:WK32:BK26\"");
-    e.send("level depth=3");
-    e.send("go think");
-    let lines = e.until("done");
+    let mut e = Hub::english_with_tables(&dir);
+    let lines = e.think_kings(3);
     let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 1, "{lines:#?}");
     assert!(
@@ -206,14 +207,12 @@ fn go_without_init_reports_a_damaged_table_and_still_searches() {
         "param name=egdb-path value=\"\" type=string"
     );
     // The failure is reported once, not at every go.
-    e.send("go think");
-    let lines = e.until("done");
+    let lines = e.think();
     assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:#?}");
     // Repaired and set again, the tables load at the next go.
     std::fs::write(&bad, &bytes).unwrap();
     e.send(&set_path(&text(&dir)));
-    e.send("go think");
-    let lines = e.until("done");
+    let lines = e.think();
     assert!(
         lines
             .iter()
@@ -234,9 +233,7 @@ fn go_without_init_reports_a_damaged_table_and_still_searches() {
 #[test]
 fn hub_shows_the_path_in_use_after_a_refused_one() {
     let dir = english_tables("refused");
-    let mut e = Hub::start();
-    e.send("set-param name=variant value=english");
-    e.send(&set_path(&text(&dir)));
+    let mut e = Hub::english_with_tables(&dir);
     e.send("init");
     let lines = e.until("ready");
     assert!(
@@ -268,10 +265,7 @@ fn hub_shows_the_path_in_use_after_a_refused_one() {
             e.egdb_path_param(),
             "param name=egdb-path value=\"\" type=string"
         );
-        e.send("pos fen=\"W:WK32:BK26\"");
-        e.send("level depth=3");
-        e.send("go think");
-        let lines = e.until("done");
+        let lines = e.think_kings(3);
         assert!(!lines.iter().any(|l| l.contains("egdb-hits")), "{lines:#?}");
     }
     e.quit();
@@ -302,8 +296,7 @@ fn go_with_an_unknown_mode_is_an_error() {
         e.send("ping");
         assert_eq!(e.until("pong"), ["pong"], "{go}: no search runs");
     }
-    e.send("go think");
-    let lines = e.until("done");
+    let lines = e.think();
     assert!(
         lines.iter().any(|l| l.starts_with("info depth=")),
         "{lines:#?}"
@@ -350,9 +343,7 @@ fn a_missing_table_is_named() {
             !ok && err.contains(&format!("{} is missing", text(&gone))),
             "{sig}: {err}"
         );
-        let mut e = Hub::start();
-        e.send("set-param name=variant value=english");
-        e.send(&set_path(&text(&dir)));
+        let mut e = Hub::english_with_tables(&dir);
         e.send("init");
         let lines = e.until("ready");
         assert!(
@@ -386,14 +377,11 @@ fn an_unreadable_table_is_named_with_the_reason() {
         !ok && err.contains(&text(&locked)) && err.to_lowercase().contains("permission denied"),
         "{err}"
     );
-    let (out, err, ok) = common::kondavo(&[
-        "egdb",
+    let (out, err, ok) = common::kondavo(&common::egdb_args(
         "verify",
-        "--variant",
         "english",
-        "--dir",
-        &text(&dir),
-    ]);
+        &["--dir", &text(&dir)],
+    ));
     assert!(
         !ok && err.contains(&text(&locked)) && err.to_lowercase().contains("permission denied"),
         "{out}\n{err}"
@@ -418,30 +406,12 @@ fn a_file_for_a_directory_is_called_a_file() {
     let want = format!("{} is a file, not a directory", text(&file));
     let (err, ok) = search_with(&text(&file));
     assert!(!ok && err.contains(&want), "{err}");
+    let f = text(&file);
     for args in [
-        vec!["egdb", "verify", "--variant", "english", "--dir"],
-        vec![
-            "egdb",
-            "verify",
-            "--variant",
-            "english",
-            "--pieces",
-            "3",
-            "--dir",
-        ],
-        vec![
-            "egdb",
-            "probe",
-            "--variant",
-            "english",
-            "--fen",
-            "W:WK32:BK26",
-            "--dir",
-        ],
+        common::egdb_args("verify", "english", &["--dir", &f]),
+        common::egdb_args("verify", "english", &["--pieces", "3", "--dir", &f]),
+        common::egdb_args("probe", "english", &["--fen", "W:WK32:BK26", "--dir", &f]),
     ] {
-        let mut args = args.clone();
-        let f = text(&file);
-        args.push(&f);
         let (out, err, ok) = common::kondavo(&args);
         assert!(!ok && err.contains(&want), "{args:?}: {out}\n{err}");
     }

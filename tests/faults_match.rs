@@ -4,49 +4,32 @@
 #![cfg(unix)]
 
 mod common;
-use common::kondavo;
+use common::{kondavo, script};
 use kondavo::notation::pdn::parse_pdn;
-
-const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> String {
-    let d = std::env::temp_dir().join(format!("kondavo-faults-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.to_string_lossy().to_string()
-}
-
-/// An executable `/bin/sh` script; `KONDAVO` in `body` is the binary.
-fn script(dir: &str, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = format!("{dir}/{name}");
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\n{}", body.replace("KONDAVO", KONDAVO)),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    common::fresh_dir("kondavo-faults", test)
+        .to_string_lossy()
+        .to_string()
 }
 
 /// A short English match of in-process engines at tiny node limits.
 fn small_match(pdn: &str, games: &str, resume: bool) -> (String, String, bool) {
-    let mut args = vec![
-        "match",
-        "--variant",
+    let mut args = common::match_args(
         "english",
-        "--games",
         games,
-        "--max-plies",
-        "40",
-        "--a",
-        "kondavo:nodes=300",
-        "--b",
-        "kondavo:nodes=200",
-        "--pdn",
-        pdn,
-    ];
+        &[
+            "--max-plies",
+            "40",
+            "--a",
+            "kondavo:nodes=300",
+            "--b",
+            "kondavo:nodes=200",
+            "--pdn",
+            pdn,
+        ],
+    );
     if resume {
         args.push("--resume");
     }
@@ -191,25 +174,24 @@ done
     };
     let a = filter("cafe", false);
     let b = filter("dame", true);
-    let (out, err, ok) = kondavo(&[
-        "match",
-        "--variant",
+    let (out, err, ok) = kondavo(&common::match_args(
         "english",
-        "--games",
         "2",
-        "--max-plies",
-        "30",
-        "--a",
-        &a,
-        "--a-option",
-        "depth=2",
-        "--b",
-        &b,
-        "--b-option",
-        "depth=2",
-        "--pdn",
-        &pdn,
-    ]);
+        &[
+            "--max-plies",
+            "30",
+            "--a",
+            &a,
+            "--a-option",
+            "depth=2",
+            "--b",
+            &b,
+            "--b-option",
+            "depth=2",
+            "--pdn",
+            &pdn,
+        ],
+    ));
     assert!(ok, "{out}\n{err}");
     assert!(out.contains("result games=2 "), "{out}");
     assert!(

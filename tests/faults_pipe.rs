@@ -7,7 +7,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
+mod common;
+use common::KONDAVO;
 
 /// The status of a process ended by a write to a pipe nobody reads.
 const BROKEN_PIPE: i32 = 141;
@@ -94,17 +95,9 @@ fn close_after_one_line(args: &[&str]) -> (String, ExitStatus, String) {
     (first, status, err)
 }
 
-/// A scratch directory for one test.
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("kondavo-pipe-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
-
 #[test]
 fn every_printing_command_ends_with_141_on_a_closed_stdout() {
-    let dir = temp_dir("cmds");
+    let dir = common::fresh_dir("kondavo-pipe", "cmds");
     let egdb = dir.join("egdb").to_string_lossy().into_owned();
     let games = dir.join("games.txt").to_string_lossy().into_owned();
     let commands: Vec<Vec<&str>> = vec![
@@ -115,31 +108,23 @@ fn every_printing_command_ends_with_141_on_a_closed_stdout() {
         vec!["search", "--depth", "6"],
         vec!["bench", "--variant", "english", "--depth", "4"],
         vec!["analyse", "--depth", "3"],
-        vec![
-            "egdb",
+        common::egdb_args(
             "build",
-            "--variant",
             "english",
-            "--pieces",
-            "2",
-            "--dir",
-            &egdb,
-            "--threads",
-            "1",
-        ],
-        vec![
-            "match",
-            "--variant",
+            &["--pieces", "2", "--dir", &egdb, "--threads", "1"],
+        ),
+        common::match_args(
             "english",
-            "--games",
             "2",
-            "--max-plies",
-            "20",
-            "--a",
-            "kondavo:depth=1",
-            "--b",
-            "kondavo:depth=1",
-        ],
+            &[
+                "--max-plies",
+                "20",
+                "--a",
+                "kondavo:depth=1",
+                "--b",
+                "kondavo:depth=1",
+            ],
+        ),
         vec![
             "selfplay",
             "--variant",

@@ -4,29 +4,13 @@
 #![cfg(unix)]
 
 mod common;
-use common::kondavo;
-
-const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
+use common::{kondavo, script, KONDAVO};
 
 /// A fresh directory for one test.
 fn dir(test: &str) -> String {
-    let d = std::env::temp_dir().join(format!("kondavo-match-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.to_string_lossy().to_string()
-}
-
-/// An executable `/bin/sh` script; `KONDAVO` in `body` is the binary.
-fn script(dir: &str, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = format!("{dir}/{name}");
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\n{}", body.replace("KONDAVO", KONDAVO)),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    common::fresh_dir("kondavo-match", test)
+        .to_string_lossy()
+        .to_string()
 }
 
 /// A minimal Hub engine: the handshake, `pong`, and `go` handled by

@@ -1,10 +1,12 @@
 //! The Hub protocol, driven through the real binary: every example of
 //! `protocol.md`, bad input of every kind, and commands during a search.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
+
+mod common;
 
 /// A running engine with its output lines on a channel.
 struct Engine {
@@ -22,16 +24,8 @@ impl Engine {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start kondavo");
-        let stdout = child.stdout.take().unwrap();
         let mut err = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let rx = common::line_channel(child.stdout.take().unwrap());
         let stderr = std::thread::spawn(move || {
             let mut v = Vec::new();
             let _ = err.read_to_end(&mut v);

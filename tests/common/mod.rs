@@ -8,10 +8,16 @@ use kondavo::notation::movetext::{move_to_pdn, parse_move};
 use kondavo::notation::parse_square;
 use kondavo::position::Position;
 use kondavo::rules::Rules;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, Receiver};
+
+/// The kondavo binary under test.
+pub const KONDAVO: &str = env!("CARGO_BIN_EXE_kondavo");
 
 /// Runs the kondavo binary with `args`; returns (stdout, stderr, success).
 pub fn kondavo(args: &[&str]) -> (String, String, bool) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kondavo"))
+    let out = std::process::Command::new(KONDAVO)
         .args(args)
         .output()
         .expect("run kondavo");
@@ -20,6 +26,60 @@ pub fn kondavo(args: &[&str]) -> (String, String, bool) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
         out.status.success(),
     )
+}
+
+/// The command line `match --variant <variant> --games <games>`, then
+/// `rest`.
+pub fn match_args<'a>(variant: &'a str, games: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["match", "--variant", variant, "--games", games];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// The command line `egdb <sub> --variant <variant>`, then `rest`.
+pub fn egdb_args<'a>(sub: &'a str, variant: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["egdb", sub, "--variant", variant];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// A fresh, empty directory `<prefix>-<process id>-<name>` in the system's
+/// temporary directory (whatever was there before is removed).
+pub fn fresh_dir(prefix: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// An executable `/bin/sh` script `<dir>/<name>`; `KONDAVO` in `body` is
+/// the binary. Returns its path.
+#[cfg(unix)]
+pub fn script(dir: &str, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = format!("{dir}/{name}");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\n{}", body.replace("KONDAVO", KONDAVO)),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// The lines `from` gives (a child's stdout or stderr), read on a thread
+/// of their own and sent to the receiver returned, until the end of input,
+/// a read error or the receiver is dropped.
+pub fn line_channel(from: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 /// Legal moves of `fen` in PDN, sorted.
