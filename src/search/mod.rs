@@ -701,6 +701,13 @@ impl<R: Evaluate> Worker<R> {
             }
         }
         let tt_move = tt_move_packed.and_then(|m| m.to_move(&list));
+        // Internal iterative reduction: with no move from the table, the
+        // ordering is a guess, so the node gets one ply less.
+        let depth = if self.p.iir_depth > 0 && depth >= self.p.iir_depth && tt_move.is_none() {
+            depth - 1
+        } else {
+            depth
+        };
 
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
         // everywhere). If a shallow search clears beta by a margin, trust it.
@@ -726,6 +733,20 @@ impl<R: Evaluate> Worker<R> {
             arrayvec::ArrayVec::new();
         for (i, m) in list.iter().enumerate() {
             order.push(order_key(self.order_score(m, tt_move, ply), i));
+        }
+        // Late move pruning and futility pruning: from this move on, quiet
+        // moves that are neither the table's move, a killer nor a
+        // promotion are skipped.
+        let mut prune_from = usize::MAX;
+        if !PV && !forced && beta.abs() < WIN_BOUND {
+            if depth <= self.p.lmp_depth {
+                prune_from = self.p.lmp_moves + (depth * depth) as usize;
+            }
+            if depth <= self.p.futility_depth
+                && R::evaluate(pos) + self.p.futility_margin * depth <= alpha
+            {
+                prune_from = 1;
+            }
         }
         let original_alpha = alpha;
         let mut best = -INF;
@@ -778,6 +799,15 @@ impl<R: Evaluate> Worker<R> {
             if next_for == next && new_depth > 0 {
                 self.shared.tt.prefetch(next_child.key());
             }
+            if i >= prune_from
+                && i < total
+                && !mv.promote
+                && move_score < 1 << 20
+                && best > -WIN_BOUND
+            {
+                i += 1;
+                continue;
+            }
             if defer && i > 0 && i < total && self.shared.is_busy(child.key()) {
                 deferred.push(i as u16);
                 i += 1;
@@ -806,7 +836,8 @@ impl<R: Evaluate> Worker<R> {
                 {
                     r = 1
                         + (!PV && i >= self.p.lmr_deep_moves) as i32
-                        + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32;
+                        + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32
+                        + (!PV && self.p.lmr_bad_history && *self.history_of(&mv) < 0) as i32;
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(

@@ -41,6 +41,29 @@ pub struct Params {
     /// Quiet moves tried before a cut-off lose history (`history-malus`,
     /// 0 or 1).
     pub history_malus: bool,
+    /// Late move pruning: at non-PV nodes of at most this depth with no
+    /// capture pending, quiet moves that are neither the table's move, a
+    /// killer nor a promotion are skipped from the
+    /// `lmp_moves + depth * depth`-th on (`lmp-depth`; 0: never)...
+    pub lmp_depth: i32,
+    /// ...(`lmp-moves`).
+    pub lmp_moves: usize,
+    /// Futility pruning: at non-PV nodes of at most this depth with no
+    /// capture pending, when the static evaluation plus
+    /// `futility_margin * depth` does not reach alpha, the moves after the
+    /// first that are neither the table's move, a killer nor a promotion
+    /// are skipped (`futility-depth`; 0: never; 1 gained 37 Elo in
+    /// English, 5 in International)...
+    pub futility_depth: i32,
+    /// ...(`futility-margin`, centi-men a ply).
+    pub futility_margin: Score,
+    /// Late move reductions one ply deeper for quiet moves with a negative
+    /// history score (`lmr-bad-history`, 0 or 1).
+    pub lmr_bad_history: bool,
+    /// Internal iterative reduction: a node of at least this depth with no
+    /// move from the table is searched one ply shallower (`iir-depth`; 0:
+    /// never).
+    pub iir_depth: i32,
 }
 
 /// The parameters the engine plays with.
@@ -56,10 +79,16 @@ pub const DEFAULT: Params = Params {
     lmr_third_moves: 1000,
     q_threats: 1,
     history_malus: true,
+    lmp_depth: 0,
+    lmp_moves: 3,
+    futility_depth: 1,
+    futility_margin: 30,
+    lmr_bad_history: false,
+    iir_depth: 0,
 };
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 17] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -71,6 +100,12 @@ pub const NAMES: [&str; 11] = [
     "lmr-third-moves",
     "q-threats",
     "history-malus",
+    "lmp-depth",
+    "lmp-moves",
+    "futility-depth",
+    "futility-margin",
+    "lmr-bad-history",
+    "iir-depth",
 ];
 
 impl Params {
@@ -99,6 +134,12 @@ impl Params {
                 "lmr-third-moves" => p.lmr_third_moves = v as usize,
                 "q-threats" => p.q_threats = v.min(8) as u8,
                 "history-malus" => p.history_malus = v != 0,
+                "lmp-depth" => p.lmp_depth = v as i32,
+                "lmp-moves" => p.lmp_moves = v as usize,
+                "futility-depth" => p.futility_depth = v as i32,
+                "futility-margin" => p.futility_margin = v as Score,
+                "lmr-bad-history" => p.lmr_bad_history = v != 0,
+                "iir-depth" => p.iir_depth = v as i32,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -132,6 +173,33 @@ mod tests {
     fn settings_parse_and_bad_ones_are_refused() {
         let p = Params::parse("prune-margin=14, lmr-deep-moves=6, q-threats=2, history-malus=0")
             .unwrap();
+        let q = Params::parse(
+            "lmp-depth=2,lmp-moves=4,futility-depth=1,futility-margin=25,lmr-bad-history=1,iir-depth=5",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                q.lmp_depth,
+                q.lmp_moves,
+                q.futility_depth,
+                q.futility_margin
+            ),
+            (2, 4, 1, 25)
+        );
+        assert!(q.lmr_bad_history);
+        assert_eq!(q.iir_depth, 5);
+        // The ideas games did not prove are off by default; futility
+        // pruning at depth 1 is on.
+        let d = DEFAULT;
+        assert_eq!(
+            (
+                d.lmp_depth,
+                d.futility_depth,
+                d.iir_depth,
+                d.lmr_bad_history
+            ),
+            (0, 1, 0, false)
+        );
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
