@@ -1,6 +1,7 @@
 //! The `kondavo` command line.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -115,6 +116,12 @@ enum Command {
     Egdb {
         #[command(subcommand)]
         action: EgdbCommand,
+    },
+    /// Opening books: build one by drop-out expansion, show a position's
+    /// book moves.
+    Book {
+        #[command(subcommand)]
+        action: BookCommand,
     },
     /// Search one position and print each iteration and the best move.
     Search {
@@ -533,6 +540,111 @@ enum EgdbCommand {
     },
 }
 
+/// What `kondavo book` does.
+#[derive(Subcommand, Debug)]
+enum BookCommand {
+    /// Grow a book from the start position (and --roots) by drop-out
+    /// expansion, scoring every new position with the engine's search;
+    /// a killed build continues from <out>.partial.
+    Build(BookBuildArgs),
+    /// Print the book moves of a position with their scores, best first.
+    Show {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Position (PDN FEN); the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// A book file (default: the book built into this binary).
+        #[arg(long, value_name = "FILE")]
+        book: Option<PathBuf>,
+        /// JSON lines: move (PDN), hub, score (centi-men, side to move).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Options of `kondavo book build`.
+#[derive(clap::Args, Debug)]
+struct BookBuildArgs {
+    /// Rule set (as for perft).
+    #[arg(long)]
+    variant: Variant,
+    /// The book file to write (its state is kept in <out>.partial until
+    /// the build ends; an existing <out> is grown further).
+    #[arg(long)]
+    out: PathBuf,
+    /// Positions the book should hold.
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one)]
+    size: usize,
+    /// Depth of the search of each new position (default 8 unless
+    /// --nodes is given).
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_depth)]
+    depth: Option<i32>,
+    /// Nodes of the search of each new position.
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one_u64)]
+    nodes: Option<u64>,
+    /// Positions searched at once, one thread each.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
+    threads: usize,
+    /// Hash table of each thread in MiB (cleared before every search).
+    #[arg(long, default_value_t = 4, value_parser = hash_mib)]
+    hash: usize,
+    /// More roots: an openings file (FENs or ballots, one a line, or PDN)
+    /// or a deck (english-3move); each gets its book moves.
+    #[arg(long, value_name = "OPENINGS")]
+    roots: Option<String>,
+    /// Cost of a ply in the expansion priority, in centi-men: higher
+    /// grows the book wider, lower deeper along the best lines.
+    #[arg(long, default_value_t = 10)]
+    ply_cost: i32,
+    /// Seconds between two writes of <out>.partial.
+    #[arg(long, default_value_t = 30.0)]
+    save_every: f64,
+}
+
+fn run_book(action: BookCommand) -> Result<(), String> {
+    match action {
+        BookCommand::Build(a) => {
+            if !(a.save_every.is_finite() && a.save_every >= 0.0) {
+                return Err(format!(
+                    "--save-every must be a number of seconds, not {}",
+                    a.save_every
+                ));
+            }
+            let depth = match (a.depth, a.nodes) {
+                (None, None) => Some(8),
+                (d, _) => d,
+            };
+            let opts = tools::book::BuildOptions {
+                variant: a.variant,
+                out: a.out,
+                size: a.size,
+                limits: Limits {
+                    depth,
+                    nodes: a.nodes,
+                    ..Default::default()
+                },
+                threads: a.threads,
+                hash_mib: a.hash,
+                roots: a.roots,
+                ply_cost: a.ply_cost,
+                save_every: Duration::from_secs_f64(a.save_every.min(1e9)),
+                progress: true,
+            };
+            tools::book::run_build(&opts, &mut |l| out(l), &mut |l| err(l)).map(|_| ())
+        }
+        BookCommand::Show {
+            variant,
+            fen,
+            book,
+            json,
+        } => tools::book::run_show(variant, fen.as_deref(), book.as_deref(), json, &mut |l| {
+            out(l)
+        }),
+    }
+}
+
 /// Runs `f` on a rayon pool of `threads` threads, or on the global pool.
 fn with_threads<T: Send>(
     threads: Option<usize>,
@@ -633,6 +745,9 @@ fn egdb_variant(cmd: &Option<Command>) -> Option<Variant> {
         Some(Command::Search { variant, .. }) => Some(*variant),
         Some(Command::Analyse(a)) => Some(a.variant),
         Some(Command::Match(a)) => Some(a.variant),
+        Some(Command::Book {
+            action: BookCommand::Build(a),
+        }) => Some(a.variant),
         _ => None,
     }
 }
@@ -930,7 +1045,7 @@ fn main() -> ExitCode {
     if let (Some(path), false) = (&cli.egdb_path, hub) {
         let Some(variant) = egdb_variant(&cli.command) else {
             err(format_args!(
-                "kondavo: --egdb-path is for search, analyse, match, dxp and hub"
+                "kondavo: --egdb-path is for search, analyse, match, dxp, book build and hub"
             ));
             return ExitCode::FAILURE;
         };
@@ -1007,6 +1122,7 @@ fn main() -> ExitCode {
             run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
         }
         Some(Command::Egdb { action }) => run_egdb(action),
+        Some(Command::Book { action }) => run_book(action),
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Moves { variant, fen, json }) => {
