@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use kondavo::book::{Book, Chooser, Source};
 use kondavo::notation::fen::{parse_fen, write_fen};
 use kondavo::position::Position;
 use kondavo::protocol::dxp::DxpOptions;
@@ -86,6 +87,9 @@ enum Command {
         /// Hash table size in MiB.
         #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = hash_mib)]
         hash: usize,
+        /// The opening book (on unless --book off).
+        #[command(flatten)]
+        book: BookArgs,
     },
     /// Count the leaves of the legal move tree (move generator check and
     /// speed).
@@ -133,6 +137,9 @@ enum Command {
         fen: Option<String>,
         #[command(flatten)]
         search: SearchArgs,
+        /// The opening book (off unless --book or --book-path).
+        #[command(flatten)]
+        book: BookArgs,
     },
     /// Play games between engines: Elo, SPRT, PDN, rating lists.
     Match(Box<MatchArgs>),
@@ -191,6 +198,9 @@ OPTIONS are key=value separated by commas (quote a value holding commas):
   history=game  send the game's initial position and every move (default
                 history=reversible: the position after the last capture or
                 man move and the moves since)
+  book=on       play from the engine's opening book (default off: the
+                match supplies the openings; Hub engines declaring `book`
+                are sent set-param name=book value=false)
   param.X=V     set-param name=X value=V (Hub engines only)
 --a-option, --b-option and --each add options to A, B or every engine:
   --a \"dame hub\" --a-option hash=64 --each history=game
@@ -376,6 +386,55 @@ struct TrainArgs {
     /// units.
     #[arg(long, default_value_t = 100.0)]
     man: f32,
+}
+
+/// The opening book of `search` and `dxp`.
+#[derive(clap::Args, Debug)]
+struct BookArgs {
+    /// Play from the opening book: on or off (`--book` alone: on).
+    /// Default: off for search, on for dxp.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = on_off)]
+    book: Option<bool>,
+    /// A book file (written by `kondavo book build`) instead of the one
+    /// built into the binary.
+    #[arg(long, value_name = "FILE")]
+    book_path: Option<PathBuf>,
+    /// Book moves within this many centi-men of the best are chosen
+    /// among at random.
+    #[arg(long, default_value_t = kondavo::book::DEFAULT_MARGIN, value_parser = clap::value_parser!(i32).range(0..=1000))]
+    book_margin: i32,
+    /// Seed of that choice (0: from the clock, so that games vary).
+    #[arg(long, default_value_t = 0)]
+    book_seed: u64,
+}
+
+impl BookArgs {
+    /// The book to play from: off, a file (read and checked now), or the
+    /// one built in; `default_on` when neither --book nor --book-path says.
+    fn source(&self, variant: Variant, default_on: bool) -> Result<Source, String> {
+        if !self.book.unwrap_or(default_on || self.book_path.is_some()) {
+            return Ok(Source::Off);
+        }
+        match &self.book_path {
+            Some(p) => Book::open_for(p, variant)
+                .map(|b| Source::File(std::sync::Arc::new(b)))
+                .map_err(|e| format!("--book-path: {e}")),
+            None => Ok(Source::Embedded),
+        }
+    }
+
+    fn chooser(&self) -> Chooser {
+        Chooser::new(self.book_margin, self.book_seed)
+    }
+}
+
+/// `on`/`off` (or `true`/`false`, `yes`/`no`, `1`/`0`).
+fn on_off(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
 }
 
 /// Limits and resources of one search (`search`, and each position of
@@ -971,12 +1030,19 @@ fn run_search(
     limits: Limits,
     threads: usize,
     hash: usize,
+    book: &BookArgs,
 ) -> Result<(), String> {
+    let source = book.source(variant, false)?;
     with_rules!(variant, R => {
         let pos: Position<R> = match fen {
             Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
             None => Position::start(),
         };
+        if let Some(b) = source.book(variant) {
+            if tools::search::book_move(&pos, &b, &mut book.chooser(), &mut |l| out(l)).is_some() {
+                return Ok(());
+            }
+        }
         tools::search::run_search(pos, limits, threads, hash, &mut |l| out(l));
         Ok(())
     })
@@ -1080,8 +1146,19 @@ fn main() -> ExitCode {
             movetime,
             threads,
             hash,
+            book,
         }) => {
+            let source = match book.source(Variant::International, true) {
+                Ok(s) => s,
+                Err(e) => {
+                    err(format_args!("kondavo: dxp: {e}"));
+                    return ExitCode::FAILURE;
+                }
+            };
             let opts = DxpOptions {
+                book: source,
+                book_margin: book.book_margin,
+                book_seed: book.book_seed,
                 port,
                 connect,
                 listen,
@@ -1117,9 +1194,17 @@ fn main() -> ExitCode {
             variant,
             fen,
             search,
+            book,
         }) => {
             let limits = search.limits(Limits::movetime(Duration::from_secs(5)));
-            run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
+            run_search(
+                variant,
+                fen.as_deref(),
+                limits,
+                search.threads,
+                search.hash,
+                &book,
+            )
         }
         Some(Command::Egdb { action }) => run_egdb(action),
         Some(Command::Book { action }) => run_book(action),

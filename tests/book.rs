@@ -235,3 +235,371 @@ fn a_killed_build_continues_from_its_partial_file() {
     let line = run_build(&out, saved + 5);
     assert_eq!(field(&line, "positions"), saved + 5, "{line}");
 }
+
+/// `kondavo hub` on pipes.
+struct Hub {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Hub {
+    fn start() -> Hub {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kondavo"))
+            .arg("hub")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start kondavo");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for l in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Hub {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let end = l.starts_with(prefix);
+                    got.push(l);
+                    if end {
+                        return got;
+                    }
+                }
+                Err(_) => panic!("no line starting with '{prefix}'; got {got:#?}"),
+            }
+        }
+    }
+
+    /// `go think` from `pos`: the lines up to `done`.
+    fn go(&mut self, pos: &str) -> Vec<String> {
+        self.send(pos);
+        self.send("go think");
+        self.until("done")
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
+/// The value of `name=` in a Hub line.
+fn value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(&format!("{name}=")))
+}
+
+/// A Russian book of 30 positions, built once per test that asks.
+fn russian_book(name: &str) -> PathBuf {
+    let out = temp_dir(name).join("russian.kdb");
+    run_build(&out, 30);
+    out
+}
+
+#[test]
+fn a_book_move_is_answered_at_once_with_depth_0() {
+    let path = russian_book("hub-depth0");
+    let book = Book::open(&path).unwrap();
+    let start = Position::<Russian>::start();
+    let hub_moves: Vec<String> = book
+        .moves(&start)
+        .iter()
+        .map(|m| kondavo::protocol::hubpos::move_to_hub::<Russian>(&m.mv))
+        .collect();
+    let mut e = Hub::start();
+    e.send("hub");
+    let params = e.until("wait");
+    for p in [
+        "param name=book value=true type=bool",
+        "param name=book-margin value=4 type=int min=0 max=1000",
+        "param name=book-path value=\"\" type=string",
+    ] {
+        assert!(params.iter().any(|l| l == p), "{p} in {params:#?}");
+    }
+    e.send("set-param name=variant value=russian");
+    e.send(&format!(
+        "set-param name=book-path value=\"{}\"",
+        path.display()
+    ));
+    e.send("set-param name=book-margin value=0");
+    e.send("init");
+    e.until("ready");
+    // A clock of an hour, and the answer comes with depth 0 and no nodes.
+    e.send("level time=3600 inc=0");
+    let lines = e.go("pos start");
+    let info = &lines[lines.len() - 2];
+    assert!(info.starts_with("info depth=0 "), "{lines:#?}");
+    assert_eq!(value(info, "nodes"), Some("0"));
+    let score: f64 = value(info, "score").unwrap().parse().unwrap();
+    assert_eq!((score * 100.0).round() as i32, book.moves(&start)[0].score);
+    let done = lines.last().unwrap();
+    // Margin 0: the best book move (or one tied with it).
+    let mv = value(done, "move").unwrap();
+    assert!(hub_moves.contains(&mv.to_string()), "{done} {hub_moves:?}");
+    assert_eq!(value(info, "pv"), Some(mv));
+    assert!(value(done, "ponder").is_some(), "{done}");
+    // `hub` shows the path in use.
+    e.send("hub");
+    let params = e.until("wait");
+    let shown = format!(
+        "param name=book-path value=\"{}\" type=string",
+        path.display()
+    );
+    let shown_plain = format!("param name=book-path value={} type=string", path.display());
+    assert!(
+        params.iter().any(|l| *l == shown || *l == shown_plain),
+        "{params:#?}"
+    );
+    // Out of the book, the engine searches.
+    e.send("level depth=2");
+    let lines = e.go("pos fen=\"W:Wc1,e1:Ba7\"");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth=1 ")),
+        "{lines:#?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn book_off_gives_a_searched_move() {
+    let path = russian_book("hub-off");
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=russian");
+    e.send(&format!(
+        "set-param name=book-path value=\"{}\"",
+        path.display()
+    ));
+    e.send("set-param name=book value=off");
+    e.send("level depth=3");
+    let lines = e.go("pos start");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("info depth=0 ")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth=3 ")),
+        "{lines:#?}"
+    );
+    assert!(value(lines.last().unwrap(), "move").is_some());
+    // On again: from the book.
+    e.send("set-param name=book value=true");
+    e.send("level depth=3");
+    let lines = e.go("pos start");
+    assert!(lines[0].starts_with("info depth=0 "), "{lines:#?}");
+    e.quit();
+}
+
+/// The moves the Hub plays from the start, `n` times, with `seed`.
+fn choices(path: &std::path::Path, seed: u64, n: usize) -> Vec<String> {
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=russian");
+    e.send(&format!(
+        "set-param name=book-path value=\"{}\"",
+        path.display()
+    ));
+    e.send("set-param name=book-margin value=1000");
+    e.send(&format!("set-param name=book-seed value={seed}"));
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let lines = e.go("pos start");
+        assert!(lines[0].starts_with("info depth=0 "), "{lines:#?}");
+        out.push(value(lines.last().unwrap(), "move").unwrap().to_string());
+    }
+    e.quit();
+    out
+}
+
+#[test]
+fn the_same_seed_gives_the_same_book_choices() {
+    let path = russian_book("hub-seed");
+    let a = choices(&path, 12345, 12);
+    assert_eq!(a, choices(&path, 12345, 12));
+    // With a margin past every score, all seven first moves come up.
+    let distinct: std::collections::HashSet<&String> = a.iter().collect();
+    assert!(distinct.len() >= 3, "{a:?}");
+    assert_ne!(a, choices(&path, 54321, 12));
+}
+
+#[test]
+fn a_bad_book_is_refused_and_the_engine_plays_on() {
+    let dir = temp_dir("hub-bad");
+    let good = russian_book("hub-bad-good");
+    let mut cut = std::fs::read(&good).unwrap();
+    cut.truncate(cut.len() - 7);
+    let bad = dir.join("cut.kdb");
+    std::fs::write(&bad, &cut).unwrap();
+    let mut e = Hub::start();
+    e.send("set-param name=variant value=russian");
+    e.send(&format!(
+        "set-param name=book-path value=\"{}\"",
+        good.display()
+    ));
+    e.send(&format!(
+        "set-param name=book-path value=\"{}\"",
+        bad.display()
+    ));
+    e.send("ping");
+    let lines = e.until("pong");
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(
+        lines[0].starts_with("error message=\"set-param book-path: ")
+            && lines[0].contains("cut.kdb")
+            && lines[0].contains("truncated")
+            && lines[0].contains("stays"),
+        "{lines:#?}"
+    );
+    // The good book stays in use.
+    let lines = e.go("pos start");
+    assert!(lines[0].starts_with("info depth=0 "), "{lines:#?}");
+    // A file that is not there: refused, and `go` still moves.
+    e.send("set-param name=book-path value=/nonexistent/book.kdb");
+    e.send("set-param name=book value=off");
+    e.send("level depth=2");
+    let lines = e.go("pos start");
+    assert!(lines[0].starts_with("error message="), "{lines:#?}");
+    assert!(lines[0].contains("not found"), "{lines:#?}");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:#?}");
+    e.quit();
+}
+
+#[test]
+fn search_plays_from_the_book_only_when_asked() {
+    let path = russian_book("search");
+    let p = path.to_string_lossy();
+    let (text, err, ok) = common::kondavo(&[
+        "search",
+        "--variant",
+        "russian",
+        "--book-path",
+        &p,
+        "--depth",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("book move=") && lines[0].ends_with(" depth=0"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("bestmove "), "{text}");
+    let (text, _, ok) = common::kondavo(&[
+        "search",
+        "--variant",
+        "russian",
+        "--book",
+        "off",
+        "--book-path",
+        &p,
+        "--depth",
+        "3",
+    ]);
+    assert!(ok);
+    assert!(text.lines().any(|l| l.starts_with("depth=3 ")), "{text}");
+    assert!(!text.contains("book move="), "{text}");
+    // A damaged book: the reason, and exit status 1.
+    let dir = temp_dir("search-bad");
+    let bad = dir.join("bad.kdb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(&bad, bytes).unwrap();
+    let (_, err, ok) = common::kondavo(&[
+        "search",
+        "--variant",
+        "russian",
+        "--book-path",
+        &bad.to_string_lossy(),
+        "--depth",
+        "1",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("bad.kdb") && err.contains("checksum"), "{err}");
+}
+
+/// What `kondavo match` sends a Hub engine, copied by `tee` on its way.
+fn match_input(name: &str, b_options: &[&str]) -> String {
+    let dir = temp_dir(name);
+    let copy = dir.join("input.txt");
+    let openings = dir.join("openings.txt");
+    std::fs::write(
+        &openings,
+        "B:W18,21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12\n",
+    )
+    .unwrap();
+    let engine = format!(
+        "sh -c 'tee {} | {} hub'",
+        copy.display(),
+        env!("CARGO_BIN_EXE_kondavo")
+    );
+    let mut args = vec![
+        "match".to_string(),
+        "--variant".into(),
+        "russian".into(),
+        "--games".into(),
+        "2".into(),
+        "--openings".into(),
+        openings.to_string_lossy().into_owned(),
+        "--a".into(),
+        "kondavo:depth=1".into(),
+        "--b".into(),
+        engine,
+        "--b-option".into(),
+        "depth=1".into(),
+        "--max-plies".into(),
+        "6".into(),
+        "--engine-log".into(),
+        dir.join("engines.log").to_string_lossy().into_owned(),
+    ];
+    for o in b_options {
+        args.push("--b-option".into());
+        args.push(o.to_string());
+    }
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let (text, err, ok) = common::kondavo(&args);
+    assert!(ok, "{text}\n{err}");
+    std::fs::read_to_string(copy).unwrap()
+}
+
+#[test]
+fn match_turns_the_books_of_hub_engines_off_unless_asked() {
+    let sent = match_input("match-off", &[]);
+    let init = sent.find("\ninit\n").expect("init sent");
+    let off = sent
+        .find("set-param name=book value=false\n")
+        .unwrap_or_else(|| panic!("{sent}"));
+    assert!(off < init, "{sent}");
+    assert!(!sent.contains("value=true"), "{sent}");
+    let sent = match_input("match-on", &["book=on"]);
+    assert!(sent.contains("set-param name=book value=true\n"), "{sent}");
+    assert!(!sent.contains("name=book value=false"), "{sent}");
+}
