@@ -655,7 +655,7 @@ struct BookBuildArgs {
     roots: Option<String>,
     /// Cost of a ply in the expansion priority, in centi-men: higher
     /// grows the book wider, lower deeper along the best lines.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 3)]
     ply_cost: i32,
     /// Seconds between two writes of <out>.partial.
     #[arg(long, default_value_t = 30.0)]

@@ -294,10 +294,20 @@ impl Chooser {
         self.margin = margin.max(0);
     }
 
-    /// A book move for `pos`, or `None` when the book has none. The
-    /// generator advances only when there is a choice to make.
+    /// A book move for `pos`, or `None` when the book has none, or when
+    /// the move is forced: a single legal move is left to the search, as
+    /// Scan does, so that its score means something. The generator
+    /// advances only when there is a choice to make.
     pub fn choose<R: Rules>(&mut self, book: &Book, pos: &Position<R>) -> Option<BookMove> {
         let moves = book.moves(pos);
+        if moves.is_empty() {
+            return None;
+        }
+        let mut list = MoveList::new();
+        generate(pos, &mut list);
+        if list.len() < 2 {
+            return None;
+        }
         let best = moves.first()?.score;
         let near: Vec<BookMove> = moves
             .into_iter()
@@ -404,6 +414,17 @@ mod tests {
         assert!(Book::from_bytes(&bad, "b")
             .unwrap_err()
             .contains("checksum"));
+    }
+
+    #[test]
+    fn a_forced_move_is_left_to_the_search() {
+        let pos = crate::notation::fen::parse_fen::<International>("W:W28:B23,19").unwrap();
+        let mut list = MoveList::new();
+        generate(&pos, &mut list);
+        assert_eq!(list.len(), 1);
+        let book = Book::new(Variant::International, vec![entry_of(&pos, &list[0], 50)]);
+        assert_eq!(book.moves(&pos).len(), 1);
+        assert_eq!(Chooser::new(0, 1).choose(&book, &pos), None);
     }
 
     #[test]
