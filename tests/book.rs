@@ -603,3 +603,119 @@ fn match_turns_the_books_of_hub_engines_off_unless_asked() {
     assert!(sent.contains("set-param name=book value=true\n"), "{sent}");
     assert!(!sent.contains("name=book value=false"), "{sent}");
 }
+
+/// The positions of an embedded book, found by walking its moves from the
+/// roots it was built from (the start position, and for English every
+/// three-move ballot): (position keys with entries reached, and whether
+/// every entry of each was a legal move there).
+fn walk_book<R: kondavo::eval::Evaluate>(book: &Book) -> (usize, Vec<String>) {
+    use kondavo::notation::fen::write_fen;
+    let mut roots = vec![Position::<R>::start()];
+    if R::NAME == "english" {
+        for o in kondavo::tools::openings::load_openings::<R>("english-3move").unwrap() {
+            roots.push(o.position());
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut faults = Vec::new();
+    let mut stack = roots;
+    while let Some(pos) = stack.pop() {
+        let entries = book.entries_of(pos.key());
+        if entries.is_empty() || !seen.insert(pos.key()) {
+            continue;
+        }
+        let moves = book.moves(&pos);
+        if moves.len() != entries.len() {
+            faults.push(format!(
+                "{}: {} entries, {} legal moves among them",
+                write_fen(&pos),
+                entries.len(),
+                moves.len()
+            ));
+        }
+        let mut list = MoveList::new();
+        generate(&pos, &mut list);
+        if moves.len() != list.len() {
+            faults.push(format!(
+                "{}: {} of {} legal moves in the book",
+                write_fen(&pos),
+                moves.len(),
+                list.len()
+            ));
+        }
+        for m in &moves {
+            stack.push(pos.played(&m.mv));
+        }
+    }
+    (seen.len(), faults)
+}
+
+#[test]
+fn every_move_of_every_shipped_book_is_legal_in_its_position() {
+    for v in Variant::ALL {
+        let book = kondavo::book::embedded::check(v)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("no embedded {v} book (books/{v}.kdb)"));
+        let (reached, faults) = kondavo::with_rules!(v, R => walk_book::<R>(&book));
+        assert!(faults.is_empty(), "{v}: {faults:#?}");
+        // Every position of the book is reached from its roots: no entry
+        // stands for a position the engine cannot be in.
+        assert_eq!(reached, book.positions(), "{v}");
+        assert!(book.positions() >= 100, "{v}: {}", book.positions());
+        let bytes = kondavo::book::embedded::bytes(v.name()).unwrap().len();
+        assert!(bytes <= 400 << 10, "{v}: {bytes} bytes");
+        // The first moves from the start position are book moves.
+        let start_moves = kondavo::with_rules!(v, R => book.moves(&Position::<R>::start()).len());
+        assert!(start_moves > 0, "{v}");
+    }
+}
+
+#[test]
+fn english_knows_the_first_move_after_every_three_move_ballot() {
+    use kondavo::rules::English;
+    let book = kondavo::book::embedded::book(Variant::English).expect("embedded English book");
+    let ballots = kondavo::tools::openings::load_openings::<English>("english-3move").unwrap();
+    assert!(ballots.len() >= 150);
+    for o in &ballots {
+        let pos = o.position();
+        assert!(
+            !book.moves(&pos).is_empty(),
+            "{}",
+            kondavo::notation::fen::write_fen(&pos)
+        );
+    }
+}
+
+#[test]
+fn the_embedded_book_is_the_default() {
+    // Hub: at the start position of each variant, a book move.
+    let mut e = Hub::start();
+    for name in ["normal", "english", "turkish", "italian"] {
+        e.send(&format!("set-param name=variant value={name}"));
+        e.send("level depth=30");
+        let lines = e.go("pos start");
+        assert!(lines[0].starts_with("info depth=0 "), "{name}: {lines:#?}");
+    }
+    e.quit();
+    // book show without --book reads it too.
+    let (text, err, ok) = common::kondavo(&["book", "show", "--variant", "russian"]);
+    assert!(ok, "{err}");
+    assert_eq!(text.lines().count(), 7, "{text}");
+    let (text, _, ok) = common::kondavo(&[
+        "book",
+        "show",
+        "--variant",
+        "russian",
+        "--fen",
+        "W:Wc1,e1:Ba7",
+    ]);
+    assert!(ok);
+    assert_eq!(text.trim(), "no book move in this position");
+    // An in-process match engine plays from it only with book=on.
+    use kondavo::tools::players::{EngineSpec, InternalPlayer};
+    let on = EngineSpec::parse("kondavo:book=on").unwrap();
+    assert!(InternalPlayer::<Russian>::new(&on).has_book());
+    assert_eq!(on.default_name(), "kondavo:book=on");
+    let off = EngineSpec::parse("kondavo").unwrap();
+    assert!(!InternalPlayer::<Russian>::new(&off).has_book());
+}
