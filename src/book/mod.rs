@@ -2,7 +2,7 @@
 //! position key.
 //!
 //! A book is one file of fixed-size entries sorted by key, as Polyglot's
-//! chess books are ([`file`]): each entry is one move of one position and
+//! chess books are ([`mod@file`]): each entry is one move of one position and
 //! its score in centi-men for the side to move, so a probe is a binary
 //! search and a run of entries, with no index. The key is the position's
 //! Zobrist key ([`Position::key`]): a constant table built at compile time
@@ -14,7 +14,7 @@
 //! them (a move is its from and to squares and the set of pieces it
 //! takes): a damaged or foreign entry can never be played.
 //!
-//! - [`file`]: the format, its checks and the atomic write;
+//! - [`mod@file`]: the format, its checks and the atomic write;
 //! - [`tree`]: the tree a book is built from by drop-out expansion (the
 //!   search that scores its leaves is the caller's, `kondavo book build`);
 //! - [`embedded`]: the books built into the binary, one per variant.
