@@ -719,3 +719,68 @@ fn the_embedded_book_is_the_default() {
     let off = EngineSpec::parse("kondavo").unwrap();
     assert!(!InternalPlayer::<Russian>::new(&off).has_book());
 }
+
+/// A DXP Follower given a game where it plays White: its first MOVE, and
+/// how long it took to come.
+fn dxp_first_move(args: &[&str]) -> (String, std::time::Duration) {
+    use std::io::{BufRead, Read, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kondavo"))
+        .args(["dxp", "--port", "0", "--once", "--hash", "1"])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    let port: u16 = line
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let started = std::time::Instant::now();
+    s.write_all(format!("R01{:<32}W000000A\0", "book test").as_bytes())
+        .unwrap();
+    let mut buf = Vec::new();
+    let mut msgs = Vec::new();
+    while msgs.len() < 2 {
+        let mut chunk = [0u8; 256];
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "connection closed after {msgs:?}");
+        buf.extend_from_slice(&chunk[..n]);
+        while let Some(i) = buf.iter().position(|&b| b == 0) {
+            let m: Vec<u8> = buf.drain(..=i).take(i).collect();
+            msgs.push(String::from_utf8(m).unwrap());
+        }
+    }
+    let took = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(msgs[0].starts_with('A'), "{msgs:?}");
+    (msgs[1].clone(), took)
+}
+
+#[test]
+fn dxp_plays_book_moves_at_once_unless_told_not_to() {
+    let book = kondavo::book::embedded::book(Variant::International).expect("embedded book");
+    let start = Position::<International>::start();
+    let best = book.moves(&start)[0].score;
+    let top: Vec<String> = book
+        .moves(&start)
+        .iter()
+        .filter(|m| m.score == best)
+        .map(|m| kondavo::protocol::dxp::move_message(&m.mv, 0))
+        .collect();
+    // Ten seconds a move, yet the book's move comes at once.
+    let (msg, took) = dxp_first_move(&["--movetime", "10", "--book-margin", "0"]);
+    assert!(top.contains(&msg), "{msg} not among {top:?}");
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    // --book off: the move is searched (and takes its time).
+    let (msg, took) = dxp_first_move(&["--movetime", "0.5", "--book", "off"]);
+    assert!(msg.starts_with('M'), "{msg}");
+    assert!(took >= std::time::Duration::from_millis(400), "{took:?}");
+}
