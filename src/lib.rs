@@ -5,8 +5,8 @@
 //! 2. [`rules`] (one file per variant), [`movegen`] and its perft
 //!    counters, [`position`] and hashing, [`notation`] (FEN, move text,
 //!    diagrams), [`game`] (end and draw rules);
-//! 3. [`eval`] (one file per variant), the transposition table [`tt`] and
-//!    the endgame databases [`egdb`];
+//! 3. [`eval`] (one file per variant), the transposition table [`tt`],
+//!    the endgame databases [`egdb`] and the opening books [`book`];
 //! 4. [`search`] and its threads and time management;
 //! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
 //!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
@@ -15,6 +15,7 @@
 //! Beside the layers, [`stdio`] (standard output and error, where a closed
 //! pipe ends the process quietly) imports nothing of the crate.
 
+pub mod book;
 pub mod egdb;
 pub mod eval;
 pub mod game;

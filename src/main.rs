@@ -1,10 +1,12 @@
 //! The `kondavo` command line.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use kondavo::book::{Book, Chooser, Source};
 use kondavo::notation::fen::{parse_fen, write_fen};
 use kondavo::position::Position;
 use kondavo::protocol::dxp::DxpOptions;
@@ -85,6 +87,9 @@ enum Command {
         /// Hash table size in MiB.
         #[arg(long, default_value_t = kondavo::search::threads::DEFAULT_HASH_MIB, value_parser = hash_mib)]
         hash: usize,
+        /// The opening book (on unless --book off).
+        #[command(flatten)]
+        book: BookArgs,
     },
     /// Count the leaves of the legal move tree (move generator check and
     /// speed).
@@ -116,6 +121,12 @@ enum Command {
         #[command(subcommand)]
         action: EgdbCommand,
     },
+    /// Opening books: build one by drop-out expansion, show a position's
+    /// book moves.
+    Book {
+        #[command(subcommand)]
+        action: BookCommand,
+    },
     /// Search one position and print each iteration and the best move.
     Search {
         /// Rule set (as for perft).
@@ -126,6 +137,9 @@ enum Command {
         fen: Option<String>,
         #[command(flatten)]
         search: SearchArgs,
+        /// The opening book (off unless --book or --book-path).
+        #[command(flatten)]
+        book: BookArgs,
     },
     /// Play games between engines: Elo, SPRT, PDN, rating lists.
     Match(Box<MatchArgs>),
@@ -184,6 +198,9 @@ OPTIONS are key=value separated by commas (quote a value holding commas):
   history=game  send the game's initial position and every move (default
                 history=reversible: the position after the last capture or
                 man move and the moves since)
+  book=on       play from the engine's opening book (default off: the
+                match supplies the openings; Hub engines declaring `book`
+                are sent set-param name=book value=false)
   param.X=V     set-param name=X value=V (Hub engines only)
 --a-option, --b-option and --each add options to A, B or every engine:
   --a \"dame hub\" --a-option hash=64 --each history=game
@@ -396,6 +413,55 @@ struct TrainArgs {
     man: f32,
 }
 
+/// The opening book of `search` and `dxp`.
+#[derive(clap::Args, Debug)]
+struct BookArgs {
+    /// Play from the opening book: on or off (`--book` alone: on).
+    /// Default: off for search, on for dxp.
+    #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = on_off)]
+    book: Option<bool>,
+    /// A book file (written by `kondavo book build`) instead of the one
+    /// built into the binary.
+    #[arg(long, value_name = "FILE")]
+    book_path: Option<PathBuf>,
+    /// Book moves within this many centi-men of the best are chosen
+    /// among at random.
+    #[arg(long, default_value_t = kondavo::book::DEFAULT_MARGIN, value_parser = clap::value_parser!(i32).range(0..=1000))]
+    book_margin: i32,
+    /// Seed of that choice (0: from the clock, so that games vary).
+    #[arg(long, default_value_t = 0)]
+    book_seed: u64,
+}
+
+impl BookArgs {
+    /// The book to play from: off, a file (read and checked now), or the
+    /// one built in; `default_on` when neither --book nor --book-path says.
+    fn source(&self, variant: Variant, default_on: bool) -> Result<Source, String> {
+        if !self.book.unwrap_or(default_on || self.book_path.is_some()) {
+            return Ok(Source::Off);
+        }
+        match &self.book_path {
+            Some(p) => Book::open_for(p, variant)
+                .map(|b| Source::File(std::sync::Arc::new(b)))
+                .map_err(|e| format!("--book-path: {e}")),
+            None => Ok(Source::Embedded),
+        }
+    }
+
+    fn chooser(&self) -> Chooser {
+        Chooser::new(self.book_margin, self.book_seed)
+    }
+}
+
+/// `on`/`off` (or `true`/`false`, `yes`/`no`, `1`/`0`).
+fn on_off(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
 /// Limits and resources of one search (`search`, and each position of
 /// `analyse`).
 #[derive(clap::Args, Debug)]
@@ -558,6 +624,111 @@ enum EgdbCommand {
     },
 }
 
+/// What `kondavo book` does.
+#[derive(Subcommand, Debug)]
+enum BookCommand {
+    /// Grow a book from the start position (and --roots) by drop-out
+    /// expansion, scoring every new position with the engine's search;
+    /// a killed build continues from <out>.partial.
+    Build(BookBuildArgs),
+    /// Print the book moves of a position with their scores, best first.
+    Show {
+        /// Rule set (as for perft).
+        #[arg(long)]
+        variant: Variant,
+        /// Position (PDN FEN); the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// A book file (default: the book built into this binary).
+        #[arg(long, value_name = "FILE")]
+        book: Option<PathBuf>,
+        /// JSON lines: move (PDN), hub, score (centi-men, side to move).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Options of `kondavo book build`.
+#[derive(clap::Args, Debug)]
+struct BookBuildArgs {
+    /// Rule set (as for perft).
+    #[arg(long)]
+    variant: Variant,
+    /// The book file to write (its state is kept in <out>.partial until
+    /// the build ends; an existing <out> is grown further).
+    #[arg(long)]
+    out: PathBuf,
+    /// Positions the book should hold.
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one)]
+    size: usize,
+    /// Depth of the search of each new position (default 8 unless
+    /// --nodes is given).
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_depth)]
+    depth: Option<i32>,
+    /// Nodes of the search of each new position.
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one_u64)]
+    nodes: Option<u64>,
+    /// Positions searched at once, one thread each.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
+    threads: usize,
+    /// Hash table of each thread in MiB (cleared before every search).
+    #[arg(long, default_value_t = 4, value_parser = hash_mib)]
+    hash: usize,
+    /// More roots: an openings file (FENs or ballots, one a line, or PDN)
+    /// or a deck (english-3move); each gets its book moves.
+    #[arg(long, value_name = "OPENINGS")]
+    roots: Option<String>,
+    /// Cost of a ply in the expansion priority, in centi-men: higher
+    /// grows the book wider, lower deeper along the best lines.
+    #[arg(long, default_value_t = 3)]
+    ply_cost: i32,
+    /// Seconds between two writes of <out>.partial.
+    #[arg(long, default_value_t = 30.0)]
+    save_every: f64,
+}
+
+fn run_book(action: BookCommand) -> Result<(), String> {
+    match action {
+        BookCommand::Build(a) => {
+            if !(a.save_every.is_finite() && a.save_every >= 0.0) {
+                return Err(format!(
+                    "--save-every must be a number of seconds, not {}",
+                    a.save_every
+                ));
+            }
+            let depth = match (a.depth, a.nodes) {
+                (None, None) => Some(8),
+                (d, _) => d,
+            };
+            let opts = tools::book::BuildOptions {
+                variant: a.variant,
+                out: a.out,
+                size: a.size,
+                limits: Limits {
+                    depth,
+                    nodes: a.nodes,
+                    ..Default::default()
+                },
+                threads: a.threads,
+                hash_mib: a.hash,
+                roots: a.roots,
+                ply_cost: a.ply_cost,
+                save_every: Duration::from_secs_f64(a.save_every.min(1e9)),
+                progress: true,
+            };
+            tools::book::run_build(&opts, &mut |l| out(l), &mut |l| err(l)).map(|_| ())
+        }
+        BookCommand::Show {
+            variant,
+            fen,
+            book,
+            json,
+        } => tools::book::run_show(variant, fen.as_deref(), book.as_deref(), json, &mut |l| {
+            out(l)
+        }),
+    }
+}
+
 /// Runs `f` on a rayon pool of `threads` threads, or on the global pool.
 fn with_threads<T: Send>(
     threads: Option<usize>,
@@ -658,6 +829,9 @@ fn egdb_variant(cmd: &Option<Command>) -> Option<Variant> {
         Some(Command::Search { variant, .. }) => Some(*variant),
         Some(Command::Analyse(a)) => Some(a.variant),
         Some(Command::Match(a)) => Some(a.variant),
+        Some(Command::Book {
+            action: BookCommand::Build(a),
+        }) => Some(a.variant),
         _ => None,
     }
 }
@@ -696,6 +870,10 @@ fn evaluates(cmd: &Option<Command>) -> Evaluates {
             "bench",
             variant.map_or_else(|| Variant::ALL.to_vec(), |v| vec![v]),
         ),
+        Some(Command::Book { action }) => match action {
+            BookCommand::Build(a) => Variants("book build", vec![a.variant]),
+            BookCommand::Show { .. } => Nothing("book show"),
+        },
     }
 }
 
@@ -970,12 +1148,19 @@ fn run_search(
     limits: Limits,
     threads: usize,
     hash: usize,
+    book: &BookArgs,
 ) -> Result<(), String> {
+    let source = book.source(variant, false)?;
     with_rules!(variant, R => {
         let pos: Position<R> = match fen {
             Some(f) => parse_fen::<R>(f).map_err(|e| format!("bad FEN: {e}"))?,
             None => Position::start(),
         };
+        if let Some(b) = source.book(variant) {
+            if tools::search::book_move(&pos, &b, &mut book.chooser(), &mut |l| out(l)).is_some() {
+                return Ok(());
+            }
+        }
         tools::search::run_search(pos, limits, threads, hash, &mut |l| out(l));
         Ok(())
     })
@@ -1052,7 +1237,7 @@ fn main() -> ExitCode {
     if let (Some(path), false) = (&cli.egdb_path, hub) {
         let Some(variant) = egdb_variant(&cli.command) else {
             err(format_args!(
-                "kondavo: --egdb-path is for search, analyse, match, dxp and hub"
+                "kondavo: --egdb-path is for search, analyse, match, dxp, book build and hub"
             ));
             return ExitCode::FAILURE;
         };
@@ -1087,8 +1272,19 @@ fn main() -> ExitCode {
             movetime,
             threads,
             hash,
+            book,
         }) => {
+            let source = match book.source(Variant::International, true) {
+                Ok(s) => s,
+                Err(e) => {
+                    err(format_args!("kondavo: dxp: {e}"));
+                    return ExitCode::FAILURE;
+                }
+            };
             let opts = DxpOptions {
+                book: source,
+                book_margin: book.book_margin,
+                book_seed: book.book_seed,
                 port,
                 connect,
                 listen,
@@ -1124,11 +1320,20 @@ fn main() -> ExitCode {
             variant,
             fen,
             search,
+            book,
         }) => {
             let limits = search.limits(Limits::movetime(Duration::from_secs(5)));
-            run_search(variant, fen.as_deref(), limits, search.threads, search.hash)
+            run_search(
+                variant,
+                fen.as_deref(),
+                limits,
+                search.threads,
+                search.hash,
+                &book,
+            )
         }
         Some(Command::Egdb { action }) => run_egdb(action),
+        Some(Command::Book { action }) => run_book(action),
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
         Some(Command::Moves { variant, fen, json }) => {

@@ -318,12 +318,13 @@ fn options_history_names_and_log_of_an_external_engine() {
     let sent = std::fs::read_to_string(format!("{engine}.in")).unwrap();
     let lines: Vec<&str> = sent.lines().collect();
     assert_eq!(
-        lines[..8],
+        lines[..9],
         [
             "hub",
             "set-param name=variant value=russian",
             "set-param name=threads value=1",
             "set-param name=hash value=32",
+            "set-param name=book value=false",
             "set-param name=multipv value=1",
             "init",
             "new-game",

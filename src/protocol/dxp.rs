@@ -27,6 +27,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::book::{Chooser, Source};
 use crate::game::{Game, Outcome};
 use crate::position::Position;
 use crate::rules::{Color, International};
@@ -72,6 +73,13 @@ pub struct DxpOptions {
     pub hash: usize,
     /// Name sent to the other side.
     pub name: String,
+    /// The book our moves come from where it knows the position.
+    pub book: Source,
+    /// Book moves within this many centi-men of the best are chosen
+    /// among at random.
+    pub book_margin: i32,
+    /// Seed of that choice (0: from the clock).
+    pub book_seed: u64,
 }
 
 impl Default for DxpOptions {
@@ -88,6 +96,9 @@ impl Default for DxpOptions {
             threads: 1,
             hash: 64,
             name: format!("kondavo {}", env!("CARGO_PKG_VERSION")),
+            book: Source::Embedded,
+            book_margin: crate::book::DEFAULT_MARGIN,
+            book_seed: 0,
         }
     }
 }
@@ -201,6 +212,7 @@ struct Peer<'a> {
     role: Role,
     opts: &'a DxpOptions,
     searcher: &'a Mutex<Searcher<R>>,
+    chooser: &'a Mutex<Chooser>,
     log: &'a Log,
 }
 
@@ -227,6 +239,7 @@ fn reason_text(reason: u8) -> &'static str {
 /// or closed by the peer before they are played is an error.
 pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
     let searcher = Mutex::new(Searcher::<R>::new(opts.threads, opts.hash));
+    let chooser = Mutex::new(Chooser::new(opts.book_margin, opts.book_seed));
     match &opts.connect {
         Some(host) => {
             let stream = TcpStream::connect((host.as_str(), opts.port))?;
@@ -236,6 +249,7 @@ pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
                 role: Role::Initiator,
                 opts,
                 searcher: &searcher,
+                chooser: &chooser,
                 log,
             };
             on_search_stack(|| peer.initiator())
@@ -254,6 +268,7 @@ pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
                     role: Role::Follower,
                     opts,
                     searcher: &searcher,
+                    chooser: &chooser,
                     log,
                 };
                 return on_search_stack(|| {
@@ -282,6 +297,7 @@ pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
                         role: Role::Follower,
                         opts,
                         searcher: &searcher,
+                        chooser: &chooser,
                         log,
                     };
                     let spawned = std::thread::Builder::new()
@@ -583,7 +599,7 @@ impl Peer<'_> {
         Ok(())
     }
 
-    /// Searches and sends our move; returns false when the game is over
+    /// Sends our move, from the book or searched; returns false when the game is over
     /// (and we have sent GAMEEND).
     fn play_our_move(&mut self, g: &mut DxpGame) -> io::Result<bool> {
         if let Some(end) = game_end(g) {
@@ -591,6 +607,19 @@ impl Peer<'_> {
             self.say(&format!("game over: {what}"));
             self.conn.send(&format!("E{end}0"))?;
             return Ok(false);
+        }
+        // A book move goes at once, and costs the clock nothing.
+        if let Some(book) = self.opts.book.book(crate::Variant::International) {
+            let pick = self
+                .chooser
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .choose(&book, g.game.position());
+            if let Some(bm) = pick {
+                self.conn.send(&move_message(&bm.mv, 0))?;
+                g.game.play(&bm.mv);
+                return Ok(true);
+            }
         }
         let limits = match g.clock {
             Some(left) => {

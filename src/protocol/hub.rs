@@ -13,11 +13,13 @@
 
 use std::io::BufRead;
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::session::{new_session, Session};
 use super::{quote, tokenize, Command, Output};
+use crate::book::{Book, Chooser, DEFAULT_MARGIN};
 use crate::search::threads::{SearchHandle, DEFAULT_HASH_MIB};
 use crate::search::Limits;
 use crate::tt::max_hash_mib;
@@ -32,6 +34,8 @@ const MAX_LINE: usize = 1 << 20;
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// Deepest `perft`.
 const MAX_PERFT_DEPTH: u32 = 12;
+/// Largest `book-margin`, in centi-men.
+const MAX_BOOK_MARGIN: usize = 1000;
 
 /// The most search threads: the processors this process may use (more
 /// threads than processors only slow Lazy SMP down, and starve the threads
@@ -160,6 +164,16 @@ pub struct Hub {
     initialized: bool,
     /// Variants already told that `--weights` gave no weights for them.
     weights_told: Vec<Variant>,
+    /// `book`: play book moves at `go think`.
+    book: bool,
+    /// `book-path` (empty: the variant's embedded book) and the book read
+    /// from it.
+    book_path: String,
+    book_file: Option<Arc<Book>>,
+    /// `book-seed` (0: from the clock) and the choice among book moves
+    /// (`book-margin`).
+    book_seed: u64,
+    chooser: Chooser,
 }
 
 impl std::fmt::Debug for Hub {
@@ -190,6 +204,23 @@ impl Hub {
             egdb_failed: false,
             initialized: false,
             weights_told: Vec::new(),
+            book: true,
+            book_path: String::new(),
+            book_file: None,
+            book_seed: 0,
+            chooser: Chooser::new(DEFAULT_MARGIN, 0),
+        }
+    }
+
+    /// The book `go think` plays from: the file of `book-path`, else the
+    /// variant's embedded book; `None` with `book` off or no book.
+    fn current_book(&self) -> Option<Arc<Book>> {
+        if !self.book {
+            return None;
+        }
+        match &self.book_file {
+            Some(b) => Some(b.clone()).filter(|b| b.variant() == self.variant),
+            None => crate::book::embedded::book(self.variant),
         }
     }
 
@@ -446,6 +477,21 @@ impl Hub {
             self.egdb_pieces,
             crate::egdb::MAX_PIECES
         ));
+        self.out
+            .line(&format!("param name=book value={} type=bool", self.book));
+        self.out.line(&format!(
+            "param name=book-margin value={} type=int min=0 max={MAX_BOOK_MARGIN}",
+            self.chooser.margin()
+        ));
+        self.out.line(&format!(
+            "param name=book-seed value={} type=int min=0 max={}",
+            self.book_seed,
+            u64::MAX
+        ));
+        self.out.line(&format!(
+            "param name=book-path value={} type=string",
+            quote(&self.book_path)
+        ));
         self.out.line("wait");
     }
 
@@ -543,11 +589,67 @@ impl Hub {
             }
             .map(|p| self.ponder = p),
             "multipv" => int(1, Some(64)).map(|n| self.multipv = n),
+            "book" => match value.trim() {
+                "true" | "on" | "1" => Ok(true),
+                "false" | "off" | "0" => Ok(false),
+                _ => Err(format!(
+                    "set-param book: value '{value}' must be true or false"
+                )),
+            }
+            .map(|b| self.book = b),
+            "book-margin" => {
+                int(0, Some(MAX_BOOK_MARGIN)).map(|n| self.chooser.set_margin(n as i32))
+            }
+            "book-seed" => value
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| {
+                    format!(
+                        "set-param book-seed: value '{value}' must be an integer from 0 to {}",
+                        u64::MAX
+                    )
+                })
+                .map(|n| {
+                    self.book_seed = n;
+                    self.chooser.reseed(n);
+                }),
+            "book-path" => self.set_book_path(value.trim()),
             other => Err(format!("set-param: unknown parameter '{other}'")),
         };
         if let Err(e) = result {
             self.error(&e);
         }
+    }
+
+    /// `book-path`: empty for the variant's embedded book, else a book
+    /// file, read and checked at once. A file that cannot be read or is no
+    /// book is refused with the reason, and the book in use stays. A book
+    /// of another variant is played when that variant is chosen (an `info
+    /// string` says so); until then there is no book.
+    fn set_book_path(&mut self, path: &str) -> Result<(), String> {
+        if path.is_empty() {
+            self.book_path.clear();
+            self.book_file = None;
+            return Ok(());
+        }
+        let book = Book::open(std::path::Path::new(path)).map_err(|e| {
+            let now = if self.book_path.is_empty() {
+                "the built-in book stays".to_string()
+            } else {
+                format!("the book {} stays", self.book_path)
+            };
+            format!("set-param book-path: {e}; {now}")
+        })?;
+        if book.variant() != self.variant {
+            self.out.line(&format!(
+                "info string book-path {path} holds {} positions: no book until variant is {}",
+                hub_variant_name(book.variant()),
+                hub_variant_name(book.variant())
+            ));
+        }
+        self.book_path = path.to_string();
+        self.book_file = Some(Arc::new(book));
+        Ok(())
     }
 
     /// Changes the rule set: a new session at its start position. When its
@@ -670,6 +772,22 @@ impl Hub {
         self.tell_weights();
         let ponder = mode == "ponder";
         let analyze = mode == "analyze";
+        // A book move is answered at once (`go think` only: analysis and
+        // pondering search, and so does an infinite level).
+        if mode == "think" && !self.level.infinite {
+            if let Some(book) = self.current_book() {
+                let mut chooser = self.chooser.clone();
+                let lines = self
+                    .session()
+                    .and_then(|s| s.book_move(&book, &mut chooser));
+                self.chooser = chooser;
+                if let Some((info, done)) = lines {
+                    self.out.line(&info);
+                    self.out.line(&done);
+                    return;
+                }
+            }
+        }
         let mut limits = self.level.clone();
         // Hub adds the increment before every move: it is ours now.
         if let Some(t) = limits.time {

@@ -6,10 +6,11 @@ use std::time::Instant;
 
 use super::hubpos::{move_to_hub, parse_hub_move, parse_hub_pos, write_hub_pos};
 use super::quote;
+use crate::book::{Book, Chooser};
 use crate::eval::Evaluate;
 use crate::game::Game;
 use crate::movegen::perft::perft;
-use crate::movegen::{generate_dups, MoveList};
+use crate::movegen::{generate, generate_dups, MoveList};
 use crate::notation::display::diagram;
 use crate::notation::fen::{parse_fen, write_fen};
 use crate::notation::movetext::parse_move;
@@ -51,6 +52,10 @@ pub trait Session: Send {
         start: Instant,
         info: &mut dyn FnMut(String),
     ) -> String;
+    /// A move from `book` for the current position, chosen by `chooser`:
+    /// the `info` line (depth 0, the book's score) and the `done` line, or
+    /// `None` when the book has no move here.
+    fn book_move(&mut self, book: &Book, chooser: &mut Chooser) -> Option<(String, String)>;
     /// Board diagram of the current position.
     fn display(&self) -> String;
     /// Static evaluation, for debugging.
@@ -253,6 +258,36 @@ impl<R: Evaluate> Session for VariantSession<R> {
             .searcher
             .search_armed(&job, &mut |i| info(info_line(&root, i, many)));
         done_line::<R>(&r)
+    }
+
+    fn book_move(&mut self, book: &Book, chooser: &mut Chooser) -> Option<(String, String)> {
+        let root = *self.game.position();
+        let pick = chooser.choose(book, &root)?;
+        // The expected reply: the book's best, else the first legal one.
+        let child = root.played(&pick.mv);
+        let ponder = book.best(&child).map(|b| b.mv).or_else(|| {
+            let mut list = MoveList::new();
+            generate(&child, &mut list);
+            list.first().copied()
+        });
+        let info = Info {
+            depth: 0,
+            mean_depth: 0.0,
+            seldepth: 0,
+            score: pick.score,
+            nodes: 0,
+            time: std::time::Duration::ZERO,
+            pv: vec![pick.mv],
+            multipv: 1,
+            egdb_hits: 0,
+        };
+        let result = SearchResult {
+            best: Some(pick.mv),
+            ponder,
+            score: pick.score,
+            ..Default::default()
+        };
+        Some((info_line(&root, &info, false), done_line::<R>(&result)))
     }
 
     fn display(&self) -> String {

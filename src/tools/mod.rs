@@ -1,8 +1,10 @@
-//! Command-line tools: perft, search and bench, endgame databases, matches
+//! Command-line tools: perft, search and bench, endgame databases, opening
+//! books, matches
 //! between engines and analysis for scripts, self-play and training of the
 //! learned evaluation.
 
 pub mod analyse;
+pub mod book;
 pub mod egdb;
 pub mod matchrun;
 pub mod moves;

@@ -74,6 +74,9 @@ pub struct EngineSpec {
     pub history: History,
     /// Other parameters, sent in this order as `set-param` (external).
     pub params: Vec<(String, String)>,
+    /// Play from the engine's opening book (`book=on`); off when not given,
+    /// as the match supplies the openings.
+    pub book: Option<bool>,
 }
 
 /// Removes one pair of matching quotes around `v`.
@@ -133,6 +136,7 @@ impl EngineSpec {
             nodes: None,
             history: History::Reversible,
             params: Vec::new(),
+            book: None,
         }
     }
 
@@ -210,16 +214,23 @@ impl EngineSpec {
                     _ => return Err(bad("expected 'reversible' or 'game'")),
                 }
             }
+            "book" => {
+                self.book = Some(match v {
+                    "on" | "true" => true,
+                    "off" | "false" => false,
+                    _ => return Err(bad("expected 'on' or 'off'")),
+                })
+            }
             "cmd" => return Err(bad("cmd= must come first, as in cmd=\"dame hub\",hash=64")),
             _ => {
                 let Some(param) = key.strip_prefix("param.") else {
                     return Err(format!(
-                        "unknown engine option '{key}' (name, threads, hash, depth, nodes, history, param.<name>)"
+                        "unknown engine option '{key}' (name, threads, hash, depth, nodes, history, book, param.<name>)"
                     ));
                 };
                 if self.kind == EngineKind::Internal {
                     return Err(bad(
-                        "param.<name> is for Hub engines; kondavo takes threads, hash, depth, nodes",
+                        "param.<name> is for Hub engines; kondavo takes threads, hash, depth, nodes, book",
                     ));
                 }
                 let plain = |c: char| !c.is_control() && !c.is_whitespace() && c != '=' && c != '"';
@@ -249,6 +260,9 @@ impl EngineSpec {
                 }
                 if let Some(n) = self.nodes {
                     opts.push(format!("nodes={n}"));
+                }
+                if self.book == Some(true) {
+                    opts.push("book=on".into());
                 }
                 if opts.is_empty() {
                     "kondavo".into()
@@ -441,7 +455,14 @@ pub struct InternalPlayer<R: Evaluate> {
     hash_mib: usize,
     depth: Option<i32>,
     nodes: Option<u64>,
+    /// The embedded book, with `book=on`.
+    book: Option<std::sync::Arc<crate::book::Book>>,
+    chooser: crate::book::Chooser,
 }
+
+/// Seed of an in-process engine's choice among book moves: fixed, so a
+/// match replays (with one game at a time).
+const BOOK_SEED: u64 = 1;
 
 impl<R: Evaluate> InternalPlayer<R> {
     /// A player for an internal spec (threads 1 and the usual hash unless
@@ -453,7 +474,21 @@ impl<R: Evaluate> InternalPlayer<R> {
             hash_mib,
             depth: spec.depth,
             nodes: spec.nodes,
+            book: if spec.book == Some(true) {
+                R::NAME
+                    .parse::<Variant>()
+                    .ok()
+                    .and_then(crate::book::embedded::book)
+            } else {
+                None
+            },
+            chooser: crate::book::Chooser::new(crate::book::DEFAULT_MARGIN, BOOK_SEED),
         }
+    }
+
+    /// Whether it plays from a book.
+    pub fn has_book(&self) -> bool {
+        self.book.is_some()
     }
 }
 
@@ -481,6 +516,14 @@ impl<R: Evaluate> Player<R> for InternalPlayer<R> {
         let mut root = *start;
         for m in moves {
             root.play(m);
+        }
+        if let Some(book) = &self.book {
+            if let Some(bm) = self.chooser.choose(book, &root) {
+                return Ok(Played {
+                    mv: bm.mv,
+                    score: Some(bm.score),
+                });
+            }
         }
         let mut limits = limits.clone();
         if self.depth.is_some() || self.nodes.is_some() {
@@ -784,6 +827,12 @@ impl HubPlayer {
                 }
                 out.push(format!("set-param name={name} value={v}"));
             }
+        }
+        // The match supplies the openings: the engine's own book is off
+        // unless asked for (Scan writes bools as true and false).
+        if self.declares("book") {
+            let on = self.spec.book == Some(true);
+            out.push(format!("set-param name=book value={on}"));
         }
         for (name, value) in &self.spec.params {
             out.push(format!("set-param name={name} value={}", quote(value)));

@@ -78,6 +78,25 @@ pub fn run_search<R: Evaluate>(
     result
 }
 
+/// Plays from `book` when it knows `root`: prints
+/// `book move=<m> score=<s> depth=0` and the `bestmove` line, and returns
+/// the move; `None` (nothing printed) when the book has no move here.
+pub fn book_move<R: Evaluate>(
+    root: &Position<R>,
+    book: &crate::book::Book,
+    chooser: &mut crate::book::Chooser,
+    out: &mut dyn FnMut(String),
+) -> Option<crate::movegen::Move> {
+    let pick = chooser.choose(book, root)?;
+    let text = move_to_pdn(root, &pick.mv);
+    out(format!(
+        "book move={text} score={} depth=0",
+        score_text(pick.score)
+    ));
+    out(format!("bestmove {text} score={}", score_text(pick.score)));
+    Some(pick.mv)
+}
+
 /// The bench positions of a variant: the start position and positions
 /// reached by fixed pseudo-random playouts (deterministic: the generator and
 /// the seed never change).
