@@ -553,7 +553,7 @@ fn match_input(name: &str, b_options: &[&str]) -> String {
     let openings = dir.join("openings.txt");
     std::fs::write(
         &openings,
-        "B:W18,21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12\n",
+        "B:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12\n",
     )
     .unwrap();
     let engine = format!(
