@@ -417,7 +417,7 @@ struct TrainArgs {
 #[derive(clap::Args, Debug)]
 struct BookArgs {
     /// Play from the opening book: on or off (`--book` alone: on).
-    /// Default: off for search, on for dxp.
+    /// Default: off (search and dxp).
     #[arg(long, value_name = "on|off", num_args = 0..=1, default_missing_value = "on", value_parser = on_off)]
     book: Option<bool>,
     /// A book file (written by `kondavo book build`) instead of the one
@@ -1274,7 +1274,7 @@ fn main() -> ExitCode {
             hash,
             book,
         }) => {
-            let source = match book.source(Variant::International, true) {
+            let source = match book.source(Variant::International, false) {
                 Ok(s) => s,
                 Err(e) => {
                     err(format_args!("kondavo: dxp: {e}"));

@@ -765,7 +765,7 @@ fn dxp_first_move(args: &[&str]) -> (String, std::time::Duration) {
 }
 
 #[test]
-fn dxp_plays_book_moves_at_once_unless_told_not_to() {
+fn dxp_plays_book_moves_at_once_when_told_to() {
     let book = kondavo::book::embedded::book(Variant::International).expect("embedded book");
     let start = Position::<International>::start();
     let best = book.moves(&start)[0].score;
@@ -776,7 +776,7 @@ fn dxp_plays_book_moves_at_once_unless_told_not_to() {
         .map(|m| kondavo::protocol::dxp::move_message(&m.mv, 0))
         .collect();
     // Ten seconds a move, yet the book's move comes at once.
-    let (msg, took) = dxp_first_move(&["--movetime", "10", "--book-margin", "0"]);
+    let (msg, took) = dxp_first_move(&["--movetime", "10", "--book", "on", "--book-margin", "0"]);
     assert!(top.contains(&msg), "{msg} not among {top:?}");
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
     // --book off: the move is searched (and takes its time).
