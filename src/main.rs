@@ -160,7 +160,7 @@ enum Command {
         json: bool,
     },
     /// Play the engine against itself on all cores and write every game
-    /// for `train` (format: README, "Learned evaluation").
+    /// for `train` (format: docs/learning.md).
     Selfplay(SelfplayArgs),
     /// Fit learned-evaluation weights to self-play games.
     Train(TrainArgs),
