@@ -18,6 +18,7 @@
 pub mod book;
 pub mod egdb;
 pub mod eval;
+pub mod files;
 pub mod game;
 pub mod geometry;
 pub mod movegen;

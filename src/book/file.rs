@@ -28,7 +28,6 @@
 //! positions of the internal layout, so a move reads back whatever the
 //! bitboards' ghost squares become.
 
-use std::io::Write;
 use std::path::Path;
 
 use super::{key_check, Entry};
@@ -172,19 +171,6 @@ pub fn decode(bytes: &[u8], what: &str) -> Result<(Variant, Vec<Entry>), String>
 /// Returns its size in bytes.
 pub fn write(path: &Path, variant: Variant, entries: &[Entry]) -> Result<u64, String> {
     let bytes = encode(variant, entries);
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let mut f =
-        std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    f.write_all(&bytes)
-        .and_then(|_| f.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+    crate::files::write_whole(path, &bytes)?;
     Ok(bytes.len() as u64)
 }

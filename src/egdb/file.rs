@@ -18,7 +18,6 @@
 //! The values, once decoded, are one [`super::Value`] per position in the
 //! order of [`super::Layout`].
 
-use std::io::Write;
 use std::path::Path;
 
 use super::index::Signature;
@@ -284,18 +283,7 @@ pub fn write_file(
     values: &[u8],
 ) -> Result<u64, String> {
     let bytes = encode_file(variant, sig, values);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    let tmp = path.with_extension("egdb.tmp");
-    let mut f =
-        std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    f.write_all(&bytes)
-        .and_then(|_| f.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
+    crate::files::write_whole(path, &bytes)?;
     Ok(bytes.len() as u64)
 }
 

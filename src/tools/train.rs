@@ -545,7 +545,7 @@ pub fn run_train<R: Evaluate>(
     );
     let learned =
         Learned::from_float::<R::Geo>(R::NAME, &w, scale, description.trim_start_matches("; "))?;
-    write_whole(&opts.out, &learned.to_bytes())?;
+    crate::files::write_whole(std::path::Path::new(&opts.out), &learned.to_bytes())?;
     out(format!(
         "train positions={} games={games} scale={scale:.1} valid-loss={last_valid:.5} man={:.0}/{:.0} king={:.0}/{:.0} time={:.1} out={}",
         samples.len(),
@@ -577,16 +577,4 @@ fn same_file(a: &str, b: &str) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// Writes `bytes` to `path` whole or not at all: a file beside it, then
-/// renamed over it.
-fn write_whole(path: &str, bytes: &[u8]) -> Result<(), String> {
-    let tmp = format!("{path}.tmp-{}", std::process::id());
-    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{path}: {e}"));
-    }
-    Ok(())
 }
