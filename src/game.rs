@@ -108,6 +108,13 @@ impl<R: Rules> Game<R> {
         &self.moves
     }
 
+    /// Plies played since the variant's start position, or `None` when the
+    /// game began elsewhere (a FEN, a position after a capture).
+    pub fn plies_from_start(&self) -> Option<usize> {
+        let first = self.history.first().copied().unwrap_or(self.pos.key());
+        (first == Position::<R>::start().key()).then_some(self.moves.len())
+    }
+
     /// Keys of the positions before the current one, oldest first.
     pub fn history(&self) -> &[u64] {
         &self.history

@@ -431,6 +431,14 @@ struct BookArgs {
     /// Seed of that choice (0: from the clock, so that games vary).
     #[arg(long, default_value_t = 0)]
     book_seed: u64,
+    /// The margin applies within this many plies of the start position;
+    /// later only the book's best moves are played.
+    #[arg(long, default_value_t = kondavo::book::DEFAULT_BOOK_PLY as u64, value_parser = clap::value_parser!(u64).range(0..=200))]
+    book_ply: u64,
+    /// Play a book move only where the book goes on at least this many
+    /// plies past it, along its best line.
+    #[arg(long, default_value_t = kondavo::book::DEFAULT_MIN_DEPTH, value_parser = clap::value_parser!(u32).range(0..=40))]
+    book_depth: u32,
 }
 
 impl BookArgs {
@@ -449,7 +457,10 @@ impl BookArgs {
     }
 
     fn chooser(&self) -> Chooser {
-        Chooser::new(self.book_margin, self.book_seed)
+        let mut c = Chooser::new(self.book_margin, self.book_seed);
+        c.set_min_depth(self.book_depth);
+        c.set_ply_limit(self.book_ply as usize);
+        c
     }
 }
 
@@ -1284,6 +1295,8 @@ fn main() -> ExitCode {
             let opts = DxpOptions {
                 book: source,
                 book_margin: book.book_margin,
+                book_depth: book.book_depth,
+                book_ply: book.book_ply as usize,
                 book_seed: book.book_seed,
                 port,
                 connect,

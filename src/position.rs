@@ -158,6 +158,30 @@ impl<R: Rules> Position<R> {
         self.pieces(c).count_ones()
     }
 
+    /// Plies played since the start position, where the position itself
+    /// tells: with every piece of the start still on the board and no
+    /// king, every move so far was a man's step, one row forward, so the
+    /// plies are the rows the men of both sides have advanced. `None` after
+    /// a capture or a promotion. (Turkish men also step sideways, which no
+    /// row counts: there it is a lower bound.)
+    pub fn opening_plies(&self) -> Option<usize> {
+        let start = Self::start();
+        if self.kings() != 0
+            || self.count(Color::White) != start.count(Color::White)
+            || self.count(Color::Black) != start.count(Color::Black)
+        {
+            return None;
+        }
+        let rows = |b: Bitboard| -> i64 {
+            (0..<R::Geo as Geometry>::HEIGHT)
+                .map(|r| r as i64 * (b & <R::Geo as Geometry>::RANKS[r]).count_ones() as i64)
+                .sum()
+        };
+        let white = rows(self.men(Color::White)) - rows(start.men(Color::White));
+        let black = rows(self.men(Color::Black)) - rows(start.men(Color::Black));
+        Some((white.abs() + black.abs()) as usize)
+    }
+
     /// The same pieces with the other side to move.
     pub fn with_side(&self, side: Color) -> Self {
         Self::from_parts(self.pieces[0], self.pieces[1], self.kings, side)

@@ -342,6 +342,8 @@ fn a_book_move_is_answered_at_once_with_depth_0() {
     for p in [
         "param name=book value=true type=bool",
         "param name=book-margin value=4 type=int min=0 max=1000",
+        "param name=book-ply value=4 type=int min=0 max=200",
+        "param name=book-depth value=0 type=int min=0 max=40",
         "param name=book-path value=\"\" type=string",
     ] {
         assert!(params.iter().any(|l| l == p), "{p} in {params:#?}");
@@ -783,4 +785,64 @@ fn dxp_plays_book_moves_at_once_when_told_to() {
     let (msg, took) = dxp_first_move(&["--movetime", "0.5", "--book", "off"]);
     assert!(msg.starts_with('M'), "{msg}");
     assert!(took >= std::time::Duration::from_millis(400), "{took:?}");
+}
+
+/// A match from the start position, an engine with its book (a margin of
+/// 0.1 man, the default book-ply, a fixed seed) against one without: no
+/// two of the first 20 games begin with the same 10 plies, in English
+/// (whose seven first moves the book scores within 0.08 man of each
+/// other) and International.
+#[test]
+fn a_match_from_the_start_position_varies_its_first_ten_plies() {
+    let exe = env!("CARGO_BIN_EXE_kondavo");
+    for variant in ["english", "international"] {
+        let dir = temp_dir(&format!("vary-{variant}"));
+        let pdn = dir.join("games.pdn");
+        let book = format!(
+            "cmd={exe} hub,name=book,book=on,param.book-margin=10,param.book-seed=7,nodes=3000"
+        );
+        let plain = format!("cmd={exe} hub,name=plain,nodes=3000");
+        let pdn_arg = pdn.to_string_lossy().into_owned();
+        let args = [
+            "match",
+            "--variant",
+            variant,
+            "--games",
+            "20",
+            "--opening-plies",
+            "0",
+            "--max-plies",
+            "12",
+            "--pdn",
+            &pdn_arg,
+            "--a",
+            &book,
+            "--b",
+            &plain,
+        ];
+        let (out, err, ok) = common::kondavo(&args);
+        assert!(ok, "{out}\n{err}");
+        let text = std::fs::read_to_string(&pdn).unwrap();
+        let games: Vec<_> = kondavo::notation::pdn::parse_pdn(&text)
+            .into_iter()
+            .map(|g| g.unwrap())
+            .collect();
+        assert_eq!(games.len(), 20);
+        let starts: Vec<String> = games
+            .iter()
+            .map(|g| {
+                assert!(
+                    g.moves.len() >= 10,
+                    "{variant}: a game of {} plies",
+                    g.moves.len()
+                );
+                g.moves[..10].join(" ")
+            })
+            .collect();
+        for (i, a) in starts.iter().enumerate() {
+            for (j, b) in starts.iter().enumerate().skip(i + 1) {
+                assert_ne!(a, b, "{variant}: games {} and {} begin alike", i + 1, j + 1);
+            }
+        }
+    }
 }

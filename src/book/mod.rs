@@ -204,6 +204,21 @@ impl Book {
         &self.entries[lo..hi]
     }
 
+    /// Plies the book goes on from `pos` along its best moves, at most
+    /// `cap`: 0 where it has no move.
+    pub fn line_depth<R: Rules>(&self, pos: &Position<R>, cap: u32) -> u32 {
+        let mut pos = *pos;
+        let mut depth = 0;
+        while depth < cap {
+            match self.moves(&pos).first() {
+                Some(m) => pos.play(&m.mv),
+                None => break,
+            }
+            depth += 1;
+        }
+        depth
+    }
+
     /// The legal moves of `pos` the book holds, best first (an entry that
     /// matches no legal move is ignored). Empty when the book is of
     /// another variant.
@@ -259,29 +274,69 @@ pub fn clock_seed() -> u64 {
     splitmix(&mut s)
 }
 
-/// Default margin in centi-men (Scan's default `book-margin`).
+/// Default margin in centi-men (Scan's `book-margin` is 4 as well, on its
+/// own scale). In English a match from the start position with a margin
+/// of 10 lost Elo against the same engine without a book, where the
+/// book's best moves alone won it (docs/book.md); 4 keeps a choice of two
+/// first moves there, and of eight in International.
 pub const DEFAULT_MARGIN: i32 = 4;
 
-/// Chooses among book moves: uniformly among those within `margin`
-/// centi-men of the best, with a seeded generator (the same seed and the
-/// same positions give the same choices).
+/// Default of [`Chooser::ply_limit`] (`book-ply`): the margin applies to
+/// the first four plies, as Scan's default `book-ply`. A margin applied at
+/// every book move adds up: four moves each up to 0.1 man worse than the
+/// best cost as much as a lost tempo.
+pub const DEFAULT_BOOK_PLY: usize = 4;
+
+/// Default of [`Chooser::min_depth`]: the plies the book must go on past
+/// a move, along its best line, for the move to be played. Near the end
+/// of a book's lines its scores are single searches, shallower than the
+/// engine's own search in a game; a move whose line goes on is scored by
+/// the minimax of deeper searches.
+pub const DEFAULT_MIN_DEPTH: u32 = 0;
+
+/// Chooses among book moves: among those within `margin` centi-men of the
+/// best, one this chooser has played least often in the position, at
+/// random among those, with a seeded generator (the same seed and the same
+/// positions give the same choices).
+///
+/// Counting what was played makes a long session (a match, a GUI's games)
+/// go through the book's lines in turn: a uniform choice alone repeats a
+/// line as soon as a few games have been played (two games of a book with
+/// eight lines share one with odds of one in eight), while the least
+/// played choice repeats none until every line within the margin has been
+/// played.
 #[derive(Clone, Debug)]
 pub struct Chooser {
     margin: i32,
+    /// Plies the book must go on past a move for the move to be played.
+    min_depth: u32,
+    /// Plies from the start position within which the margin applies.
+    ply_limit: usize,
     state: u64,
+    /// Times each book move was chosen: (position key, index of the move
+    /// among the position's book moves).
+    played: rustc_hash::FxHashMap<(u64, usize), u32>,
 }
 
 impl Chooser {
     /// A chooser with `margin` and `seed` (0: a seed from the clock).
     pub fn new(margin: i32, seed: u64) -> Self {
-        let mut c = Chooser { margin, state: 0 };
+        let mut c = Chooser {
+            margin,
+            min_depth: DEFAULT_MIN_DEPTH,
+            ply_limit: DEFAULT_BOOK_PLY,
+            state: 0,
+            played: Default::default(),
+        };
         c.reseed(seed);
         c
     }
 
-    /// Restarts the generator from `seed` (0: from the clock).
+    /// Restarts the generator from `seed` (0: from the clock) and forgets
+    /// what was played.
     pub fn reseed(&mut self, seed: u64) {
         self.state = if seed == 0 { clock_seed() } else { seed };
+        self.played.clear();
     }
 
     /// The margin in centi-men.
@@ -294,11 +349,43 @@ impl Chooser {
         self.margin = margin.max(0);
     }
 
+    /// The plies the book must go on past a move (along its best line)
+    /// for the move to be played.
+    pub fn min_depth(&self) -> u32 {
+        self.min_depth
+    }
+
+    /// Changes that depth.
+    pub fn set_min_depth(&mut self, plies: u32) {
+        self.min_depth = plies;
+    }
+
+    /// The plies from the start position within which the margin applies
+    /// (`book-ply`); later, and where the plies are not known, only the
+    /// moves of the best score are chosen among.
+    pub fn ply_limit(&self) -> usize {
+        self.ply_limit
+    }
+
+    /// Changes that limit.
+    pub fn set_ply_limit(&mut self, plies: usize) {
+        self.ply_limit = plies;
+    }
+
     /// A book move for `pos`, or `None` when the book has none, or when
     /// the move is forced: a single legal move is left to the search, as
     /// Scan does, so that its score means something. The generator
     /// advances only when there is a choice to make.
-    pub fn choose<R: Rules>(&mut self, book: &Book, pos: &Position<R>) -> Option<BookMove> {
+    ///
+    /// `ply` is the number of plies played since the start position, when
+    /// the game began there: the margin applies only within the first
+    /// [`Chooser::ply_limit`] plies.
+    pub fn choose<R: Rules>(
+        &mut self,
+        book: &Book,
+        pos: &Position<R>,
+        ply: Option<usize>,
+    ) -> Option<BookMove> {
         let moves = book.moves(pos);
         if moves.is_empty() {
             return None;
@@ -309,15 +396,33 @@ impl Chooser {
             return None;
         }
         let best = moves.first()?.score;
-        let near: Vec<BookMove> = moves
+        let key = pos.key();
+        let margin = if ply.is_some_and(|p| p < self.ply_limit) {
+            self.margin
+        } else {
+            0
+        };
+        let near: Vec<(usize, BookMove)> = moves
             .into_iter()
-            .filter(|m| m.score >= best.saturating_sub(self.margin))
+            .enumerate()
+            .filter(|(_, m)| m.score >= best.saturating_sub(margin))
+            .filter(|(_, m)| book.line_depth(&pos.played(&m.mv), self.min_depth) >= self.min_depth)
             .collect();
-        if near.len() == 1 {
-            return Some(near[0]);
+        match near.len() {
+            0 => return None,
+            1 => return Some(near[0].1),
+            _ => {}
         }
-        let i = (splitmix(&mut self.state) % near.len() as u64) as usize;
-        Some(near[i])
+        let count = |i: usize| self.played.get(&(key, i)).copied().unwrap_or(0);
+        let least = near.iter().map(|&(i, _)| count(i)).min()?;
+        let fresh: Vec<(usize, BookMove)> = near
+            .iter()
+            .copied()
+            .filter(|&(i, _)| count(i) == least)
+            .collect();
+        let (i, m) = fresh[(splitmix(&mut self.state) % fresh.len() as u64) as usize];
+        *self.played.entry((key, i)).or_insert(0) += 1;
+        Some(m)
     }
 }
 
@@ -424,7 +529,70 @@ mod tests {
         assert_eq!(list.len(), 1);
         let book = Book::new(Variant::International, vec![entry_of(&pos, &list[0], 50)]);
         assert_eq!(book.moves(&pos).len(), 1);
-        assert_eq!(Chooser::new(0, 1).choose(&book, &pos), None);
+        assert_eq!(Chooser::new(0, 1).choose(&book, &pos, Some(0)), None);
+    }
+
+    fn opening_plies_count_the_moves<R: Rules>() {
+        let mut pos = Position::<R>::start();
+        assert_eq!(pos.opening_plies(), Some(0));
+        for ply in 1..=8 {
+            let mut list = MoveList::new();
+            generate(&pos, &mut list);
+            // The last legal move, to vary the men that move.
+            let before = pos.count(pos.side().flip());
+            pos.play(&list[list.len() - 1]);
+            if pos.count(pos.side()) != before {
+                assert_eq!(pos.opening_plies(), None, "after a capture");
+                return;
+            }
+            assert_eq!(pos.opening_plies(), Some(ply));
+        }
+    }
+
+    #[test]
+    fn the_opening_plies_are_read_off_the_position() {
+        opening_plies_count_the_moves::<International>();
+        opening_plies_count_the_moves::<crate::rules::English>();
+        opening_plies_count_the_moves::<crate::rules::Italian>();
+        opening_plies_count_the_moves::<crate::rules::Russian>();
+    }
+
+    #[test]
+    fn a_move_whose_line_ends_too_soon_is_left_to_the_search() {
+        // The start position's first two moves (10 and 7): behind the
+        // first the book goes on for two plies along its best moves,
+        // behind the second for none.
+        let (start, mut entries) = sample::<International>();
+        let mut list = MoveList::new();
+        generate(&start, &mut list);
+        let mut pos = start.played(&list[0]);
+        for score in [5, 3] {
+            let mut replies = MoveList::new();
+            generate(&pos, &mut replies);
+            entries.push(entry_of(&pos, &replies[0], score));
+            pos.play(&replies[0]);
+        }
+        let book = Book::new(Variant::International, entries);
+        assert_eq!(book.line_depth(&start, 10), 3);
+        assert_eq!(book.line_depth(&start.played(&list[0]), 10), 2);
+        assert_eq!(book.line_depth(&start.played(&list[0]), 1), 1);
+        assert_eq!(book.line_depth(&start.played(&list[1]), 10), 0);
+        let mut c = Chooser::new(3, 5);
+        // Within the margin, 10 and 7; with no depth asked, both are played.
+        let both: std::collections::HashSet<_> = (0..6)
+            .map(|_| c.choose(&book, &start, Some(0)).unwrap().mv)
+            .collect();
+        assert_eq!(both.len(), 2);
+        c.set_min_depth(2);
+        for _ in 0..6 {
+            assert_eq!(c.choose(&book, &start, Some(0)).unwrap().mv, list[0]);
+        }
+        c.set_min_depth(3);
+        assert_eq!(
+            c.choose(&book, &start, Some(0)),
+            None,
+            "no move has 3 plies of book behind it"
+        );
     }
 
     #[test]
@@ -433,12 +601,12 @@ mod tests {
         let book = Book::new(Variant::International, entries);
         let mut narrow = Chooser::new(0, 7);
         for _ in 0..20 {
-            assert_eq!(narrow.choose(&book, &pos).unwrap().score, 10);
+            assert_eq!(narrow.choose(&book, &pos, Some(0)).unwrap().score, 10);
         }
         let picks = |seed| {
             let mut c = Chooser::new(7, seed);
             (0..40)
-                .map(|_| c.choose(&book, &pos).unwrap())
+                .map(|_| c.choose(&book, &pos, Some(0)).unwrap())
                 .collect::<Vec<_>>()
         };
         let a = picks(99);
@@ -446,6 +614,22 @@ mod tests {
         assert!(a.iter().all(|m| m.score >= 3));
         let distinct: std::collections::HashSet<_> = a.iter().map(|m| m.mv).collect();
         assert_eq!(distinct.len(), 3, "10, 7 and 4 are within 7 of the best");
+        // Past the first plies, or with the plies unknown, only the best.
+        let mut late = Chooser::new(7, 3);
+        for ply in [Some(4), Some(30), None] {
+            assert_eq!(late.choose(&book, &pos, ply).unwrap().score, 10);
+        }
+        // Each move is played once before any is played again.
+        for round in a.chunks(3).take(13) {
+            let moves: std::collections::HashSet<_> = round.iter().map(|m| m.mv).collect();
+            assert_eq!(
+                moves.len(),
+                3,
+                "a round of three choices repeated a move: {round:?}"
+            );
+        }
+        // The order within rounds still depends on the seed.
+        assert_ne!(a, picks(100));
     }
 
     /// The keys books are written with. A change here makes every book

@@ -78,6 +78,10 @@ pub struct DxpOptions {
     /// Book moves within this many centi-men of the best are chosen
     /// among at random.
     pub book_margin: i32,
+    /// Plies the book must go on past a book move for it to be played.
+    pub book_depth: u32,
+    /// Plies from the start within which the margin applies.
+    pub book_ply: usize,
     /// Seed of that choice (0: from the clock).
     pub book_seed: u64,
 }
@@ -98,6 +102,8 @@ impl Default for DxpOptions {
             name: format!("kondavo {}", env!("CARGO_PKG_VERSION")),
             book: Source::Embedded,
             book_margin: crate::book::DEFAULT_MARGIN,
+            book_depth: crate::book::DEFAULT_MIN_DEPTH,
+            book_ply: crate::book::DEFAULT_BOOK_PLY,
             book_seed: 0,
         }
     }
@@ -239,7 +245,10 @@ fn reason_text(reason: u8) -> &'static str {
 /// or closed by the peer before they are played is an error.
 pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
     let searcher = Mutex::new(Searcher::<R>::new(opts.threads, opts.hash));
-    let chooser = Mutex::new(Chooser::new(opts.book_margin, opts.book_seed));
+    let mut chooser = Chooser::new(opts.book_margin, opts.book_seed);
+    chooser.set_min_depth(opts.book_depth);
+    chooser.set_ply_limit(opts.book_ply);
+    let chooser = Mutex::new(chooser);
     match &opts.connect {
         Some(host) => {
             let stream = TcpStream::connect((host.as_str(), opts.port))?;
@@ -614,7 +623,13 @@ impl Peer<'_> {
                 .chooser
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .choose(&book, g.game.position());
+                .choose(
+                    &book,
+                    g.game.position(),
+                    g.game
+                        .plies_from_start()
+                        .or_else(|| g.game.position().opening_plies()),
+                );
             if let Some(bm) = pick {
                 self.conn.send(&move_message(&bm.mv, 0))?;
                 g.game.play(&bm.mv);

@@ -34,6 +34,10 @@ const MAX_LINE: usize = 1 << 20;
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// Deepest `perft`.
 const MAX_PERFT_DEPTH: u32 = 12;
+/// Largest `book-ply`.
+const MAX_BOOK_PLY: usize = 200;
+/// Largest `book-depth`, in plies.
+const MAX_BOOK_DEPTH: usize = 40;
 /// Largest `book-margin`, in centi-men.
 const MAX_BOOK_MARGIN: usize = 1000;
 
@@ -484,6 +488,14 @@ impl Hub {
             self.chooser.margin()
         ));
         self.out.line(&format!(
+            "param name=book-ply value={} type=int min=0 max={MAX_BOOK_PLY}",
+            self.chooser.ply_limit()
+        ));
+        self.out.line(&format!(
+            "param name=book-depth value={} type=int min=0 max={MAX_BOOK_DEPTH}",
+            self.chooser.min_depth()
+        ));
+        self.out.line(&format!(
             "param name=book-seed value={} type=int min=0 max={}",
             self.book_seed,
             u64::MAX
@@ -597,6 +609,10 @@ impl Hub {
                 )),
             }
             .map(|b| self.book = b),
+            "book-ply" => int(0, Some(MAX_BOOK_PLY)).map(|n| self.chooser.set_ply_limit(n)),
+            "book-depth" => {
+                int(0, Some(MAX_BOOK_DEPTH)).map(|n| self.chooser.set_min_depth(n as u32))
+            }
             "book-margin" => {
                 int(0, Some(MAX_BOOK_MARGIN)).map(|n| self.chooser.set_margin(n as i32))
             }

@@ -262,7 +262,11 @@ impl<R: Evaluate> Session for VariantSession<R> {
 
     fn book_move(&mut self, book: &Book, chooser: &mut Chooser) -> Option<(String, String)> {
         let root = *self.game.position();
-        let pick = chooser.choose(book, &root)?;
+        let ply = self
+            .game
+            .plies_from_start()
+            .or_else(|| root.opening_plies());
+        let pick = chooser.choose(book, &root, ply)?;
         // The expected reply: the book's best, else the first legal one.
         let child = root.played(&pick.mv);
         let ponder = book.best(&child).map(|b| b.mv).or_else(|| {

@@ -518,7 +518,10 @@ impl<R: Evaluate> Player<R> for InternalPlayer<R> {
             root.play(m);
         }
         if let Some(book) = &self.book {
-            if let Some(bm) = self.chooser.choose(book, &root) {
+            let ply = (start.key() == Position::<R>::start().key())
+                .then_some(moves.len())
+                .or_else(|| root.opening_plies());
+            if let Some(bm) = self.chooser.choose(book, &root, ply) {
                 return Ok(Played {
                     mv: bm.mv,
                     score: Some(bm.score),

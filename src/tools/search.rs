@@ -87,7 +87,8 @@ pub fn book_move<R: Evaluate>(
     chooser: &mut crate::book::Chooser,
     out: &mut dyn FnMut(String),
 ) -> Option<crate::movegen::Move> {
-    let pick = chooser.choose(book, root)?;
+    let ply = root.opening_plies();
+    let pick = chooser.choose(book, root, ply)?;
     let text = move_to_pdn(root, &pick.mv);
     out(format!(
         "book move={text} score={} depth=0",
