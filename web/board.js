@@ -332,11 +332,11 @@ export class Board {
       this.resolve();
       return;
     }
-    // A click on the end square of exactly one move plays it (the
-    // intermediate squares are then implied).
+    // A click on the end square of a capture plays it at once (the
+    // squares between are implied), or asks which when several end there.
     const ends = uniqueTexts(cands.filter((m) => m.path[m.path.length - 1] === name));
-    if (ends.length === 1 && this.prefix.length === 1) {
-      this.finish([ends[0]]);
+    if (ends.length && this.prefix.length === 1) {
+      this.finish(ends);
       return;
     }
     if (this.prefix.length === 1 && this.movable().has(name)) {
@@ -400,7 +400,10 @@ export class Board {
     box.setAttribute('role', 'dialog');
     box.setAttribute('aria-label', 'Choose the capture');
     const title = document.createElement('p');
-    title.textContent = canContinue ? 'Stop here or capture on?' : 'These captures share the squares. Which one?';
+    const samePath = moves.every((m) => m.path.join() === moves[0].path.join());
+    title.textContent = canContinue ? 'Stop here or capture on?'
+      : samePath ? 'These captures run over the same squares but take other pieces. Which one?'
+        : 'Several captures end on this square. Which one?';
     box.appendChild(title);
     for (const m of moves) {
       const b = document.createElement('button');

@@ -1,7 +1,8 @@
 // End-to-end tests of `kondavo serve`'s page in headless Chromium.
 //
-//   node run.mjs <path to kondavo> [--screenshot <png>] [--only <name>]
+//   node run.mjs <path to kondavo> [--screenshot <png>] [--only <name>] [--base <url>]
 //
+// (`--base` drives a server already running there instead of starting one.)
 // Starts the server on a free port with a fresh games database, drives the
 // page as a person would (clicks, drags, keys) and checks what it shows
 // against the server's answers. Ends with "N passed, N failed" and a
@@ -18,6 +19,7 @@ const binary = args.find((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1]
 const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : null; };
 const screenshotPath = opt('--screenshot');
 const only = opt('--only');
+const givenBase = opt('--base');
 if (!binary) {
   console.error('usage: node run.mjs <path to kondavo> [--screenshot <png>] [--only <test>]');
   process.exit(2);
@@ -47,6 +49,10 @@ function assertEq(got, want, what) {
 
 /** Starts the server on a free port (it names the port on stderr). */
 async function startServer() {
+  if (givenBase) {
+    base = givenBase.replace(/\/$/, '');
+    return;
+  }
   const db = path.join(tmp, 'games.sqlite');
   server = spawn(path.resolve(binary), ['serve', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout.on('data', (d) => { serverLog += d; });
@@ -61,6 +67,10 @@ async function startServer() {
   });
   const health = await api('GET', '/api/health');
   assert(health.ok === true, 'GET /api/health is not ok');
+}
+
+async function loadVariants() {
+  V = (await api('GET', '/api/variants')).variants;
 }
 
 /** Calls the API from the test itself (the truth the page is checked against). */
@@ -95,7 +105,9 @@ const pageErrors = [];
 async function newPage(hash = '#play') {
   const page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  // A refused request (a bad FEN's 400) is logged by Chromium as an error;
+  // the page shows it, so only script errors count.
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text()); });
   await page.goto(`${base}/${hash}`);
   await page.waitForSelector('body[data-ready="true"]');
   return page;
@@ -237,7 +249,6 @@ const test = (name, fn) => tests.push({ name, fn });
 let V = null;
 
 test('page loads with every variant', async () => {
-  V = (await api('GET', '/api/variants')).variants;
   assertEq(V.length, 7, 'variants');
   const page = await newPage('#play');
   const names = await page.$$eval('#ng-variant option', (o) => o.map((x) => x.value));
@@ -356,28 +367,49 @@ test('Turkish game: orthogonal board, to the end', async () => {
   await page.close();
 });
 
-test('a capture entered square by square offers only the legal continuations', async () => {
+test('a capture entered square by square offers only the legal continuations; a choice where captures share squares', async () => {
   const page = await newPage('#analysis');
   await page.selectOption('#an-variant', 'english');
-  // Two double jumps from 22 end on 6: one over 17 and 9, one over 18 and 10.
-  await page.fill('#an-fen', 'W:W22:B17,9,18,10');
+  const dests = async () => (await page.$$eval('#an-board .sq.dest', (c) => c.map((e) => e.dataset.square))).sort();
+  // From 22 over 18 to 15, then on over 10 or over 11.
+  let fen = 'W:W22:B18,10,11';
+  await page.fill('#an-fen', fen);
   await page.click('#an-fen-form button');
   await page.waitForSelector(`${sq('#an-board', '22')}.movable`);
-  const pos = await api('POST', '/api/position', { variant: 'english', fen: 'W:W22:B17,9,18,10' });
+  let pos = await api('POST', '/api/position', { variant: 'english', fen });
+  assert(pos.legal.length === 2 && pos.legal.every((m) => m.path.length === 3), `legal moves: ${JSON.stringify(pos.legal)}`);
   await page.click(sq('#an-board', '22'));
-  const dests = async () => (await page.$$eval('#an-board .sq.dest', (c) => c.map((e) => e.dataset.square))).sort();
   assertEq(await dests(), [...new Set(pos.legal.map((m) => m.path[1]))].sort(), 'first steps offered');
-  const entry = pos.legal.find((m) => m.path[1] === '13');
-  await page.click(sq('#an-board', '13'));
-  assertEq(await dests(), [entry.path[2]], 'continuation offered after 13');
-  // The piece stands on 13 now, with the man it jumped marked as taken.
-  assert(await page.$(`${sq('#an-board', '13')} .piece.white`), 'the piece is not shown on 13');
+  await page.click(sq('#an-board', pos.legal[0].path[1]));
+  assertEq(await dests(), pos.legal.map((m) => m.path[2]).sort(), 'continuations offered');
+  // The piece stands on the landing square, the man it jumped crossed out.
+  assert(await page.$(`${sq('#an-board', pos.legal[0].path[1])} .piece.white`), 'the piece is not shown on its landing square');
+  const common = pos.legal[0].captured.filter((c) => pos.legal[1].captured.includes(c));
+  for (const c of common) assert(await page.$(`${sq('#an-board', c)} .piece.taken`), `the jumped man on ${c} is not marked`);
+  const entry = pos.legal[1];
   await page.click(sq('#an-board', entry.path[2]));
   await page.waitForSelector('#an-moves .mv[data-ply="1"]');
-  const shown = await page.textContent('#an-moves .mv[data-ply="1"]');
-  assertEq(shown, entry.text, 'the move played');
-  const after = await api('POST', '/api/position', { variant: 'english', fen: 'W:W22:B17,9,18,10', moves: [entry.text] });
+  assertEq(await page.textContent('#an-moves .mv[data-ply="1"]'), entry.text, 'the move played');
+  let after = await api('POST', '/api/position', { variant: 'english', fen, moves: [entry.text] });
   assertEq(sortPieces(await boardPieces(page, '#an-board')), sortPieces(after.pieces), 'position after the capture');
+  // Two double jumps from 22 end on 6 (over 17 and 9, or over 18 and 10):
+  // a click on 6 asks which.
+  fen = 'W:W22:B17,9,18,10';
+  await page.fill('#an-fen', fen);
+  await page.click('#an-fen-form button');
+  await page.waitForSelector(`${sq('#an-board', '22')}.movable`);
+  pos = await api('POST', '/api/position', { variant: 'english', fen });
+  await page.click(sq('#an-board', '22'));
+  await page.click(sq('#an-board', '6'));
+  await page.waitForSelector('#an-board .choice');
+  const offered = (await page.$$eval('#an-board .choice button[data-move]', (b) => b.map((x) => x.dataset.move))).sort();
+  assertEq(offered, pos.legal.map((m) => m.text).sort(), 'captures offered');
+  const pick = pos.legal.find((m) => m.path[1] === '15');
+  await page.click(`#an-board .choice button[data-move="${pick.text}"]`);
+  await page.waitForSelector('#an-moves .mv[data-ply="1"]');
+  after = await api('POST', '/api/position', { variant: 'english', fen, moves: [pick.text] });
+  await page.waitForFunction((n) => document.querySelectorAll('#an-board .piece').length === n, after.pieces.length);
+  assertEq(sortPieces(await boardPieces(page, '#an-board')), sortPieces(after.pieces), 'position after the chosen capture');
   await page.close();
 });
 
@@ -572,6 +604,7 @@ let passed = 0;
 let failed = 0;
 try {
   await startServer();
+  await loadVariants();
   log(`server at ${base}`);
   await launch();
   for (const t of tests) {
