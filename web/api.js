@@ -85,7 +85,7 @@ export class Socket {
       const pending = this.queue;
       this.queue = [];
       for (const m of pending) ws.send(JSON.stringify(m));
-      if (this.onOpen) this.onOpen();
+      if (this.onOpen) this.onOpen(pending);
     };
     ws.onmessage = (ev) => {
       let msg;

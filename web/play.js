@@ -18,6 +18,7 @@ let viewPly = null; // null: the live position
 let flipped = false;
 let thinking = false;
 let goSentFor = null; // "id:ply" of the last `go`, so one position gets one request
+let retries = 0; // `go` requests refused in a row
 let resignArmed = false;
 let busy = false;
 let renderToken = 0;
@@ -42,7 +43,11 @@ export function init(variants, context) {
   ctx = context;
   board = new Board($('play-board'), { onMove: humanMove });
   moveList = new MoveList($('play-moves'), (ply) => setView(ply));
-  socket = new Socket(onMessage, () => { goSentFor = null; maybeGo(); });
+  // A socket reopened after a drop has lost its search: ask again, unless
+  // the request was just sent on it.
+  socket = new Socket(onMessage, (sent) => {
+    if (!sent.some((m) => m.type === 'go')) { goSentFor = null; maybeGo(); }
+  });
 
   const sel = $('ng-variant');
   for (const v of V.values()) {
@@ -210,13 +215,18 @@ function onMessage(msg) {
       showMessage(`Every search slot is busy: ${msg.position} ahead of this move. It starts soon.`);
       break;
     case 'started':
-      if (msg.kind === 'go') showMessage('');
+      if (msg.kind === 'go') {
+        showMessage('');
+        resetThinking();
+        $('thinking').classList.add('live');
+      }
       break;
     case 'info':
       if (msg.kind === 'go' && thinking) showInfo(msg);
       break;
     case 'move':
       thinking = false;
+      retries = 0;
       $('thinking').classList.remove('live');
       if (msg.game_state) {
         const s = msg.game_state;
@@ -226,13 +236,24 @@ function onMessage(msg) {
         maybeGo();
       }
       break;
-    case 'error':
+    case 'error': {
       thinking = false;
       $('thinking').classList.remove('live');
       showMessage(msg.message);
-      // The game may have moved on elsewhere (another tab): read it again.
-      get(`/api/games/${game.id}`).then((g) => { if (game && g.id === game.id) { game = g; render(); } }).catch(() => {});
+      // The game may have moved on elsewhere (another tab): read it again,
+      // and ask the engine again a few times if it is still its turn.
+      const key = goSentFor;
+      get(`/api/games/${game.id}`).then((g) => {
+        if (!game || g.id !== game.id) return;
+        game = g;
+        render();
+        if (g.engine_to_move && goSentFor === key && retries < 5) {
+          retries++;
+          setTimeout(() => { if (goSentFor === key) { goSentFor = null; maybeGo(); } }, 3000);
+        }
+      }).catch(() => {});
       break;
+    }
     default:
   }
 }
