@@ -130,11 +130,17 @@ function sortPieces(ps) {
     .sort((a, b) => (a.square < b.square ? -1 : a.square > b.square ? 1 : 0));
 }
 
-/** Enters a move square by square (clicks), as a person does; answers a choice with the move's text. */
+/**
+ * Enters a move square by square (clicks), as a person does, until the page
+ * plays it (it does as soon as the squares name one move); answers a
+ * choice with the move's text.
+ */
 async function enterMove(page, board, entry) {
-  for (const s of entry.path) {
+  for (let i = 0; i < entry.path.length; i++) {
     if (await page.$(`${board} .choice`)) break;
-    await page.click(sq(board, s));
+    // A square no longer offered: the move was played already.
+    if (i > 0 && !(await page.$(`${sq(board, entry.path[i])}.dest`))) break;
+    await page.click(sq(board, entry.path[i]));
   }
   const choice = await page.$(`${board} .choice`);
   if (choice) await page.click(`${board} .choice button[data-move="${entry.text}"]`);
@@ -419,7 +425,8 @@ const PDN = `[Event "test"]
 [Result "*"]
 [GameType "20"]
 
-1. 32-28 18-23 2. 37-32 12-18 3. 41-37 7-12 4. 46-41 1-7 5. 34-30 23x34 6. 39x30 *
+1. 32-28 18-23 2. 37-32 12-18 3. 41-37 7-12 4. 46-41 1-7 5. 34-29 23x34
+6. 40x29 19-23 7. 28x19 14x34 8. 39x30 *
 `;
 
 test('PDN import and stepping through it with the keyboard', async () => {
@@ -427,7 +434,7 @@ test('PDN import and stepping through it with the keyboard', async () => {
   await page.click('#an-pdn-box summary');
   await page.fill('#an-pdn', PDN);
   await page.click('#an-pdn-go');
-  await page.waitForSelector('#an-moves .mv[data-ply="10"]');
+  await page.waitForSelector('#an-moves .mv[data-ply="15"]');
   const moves = await page.$$eval('#an-moves .mv[data-ply]', (b) => b.map((x) => x.textContent));
   const parsed = await api('POST', '/api/pdn/parse', { pdn: PDN });
   assertEq(moves, parsed.games[0].moves, 'moves shown');
@@ -435,7 +442,7 @@ test('PDN import and stepping through it with the keyboard', async () => {
   await page.click('#an-board'); // focus on the page, not a field
   await page.keyboard.press('Home');
   let at = 0;
-  for (const ply of [1, 2, 3, 9, 10]) {
+  for (const ply of [1, 2, 3, 10, 14, 15]) {
     for (; at < ply; at++) await page.keyboard.press('ArrowRight');
     const want = await api('POST', '/api/position', { variant: 'international', moves: parsed.games[0].moves.slice(0, ply) });
     await page.waitForFunction((p) => document.querySelector('#an-moves .mv.current') && document.querySelector('#an-moves .mv.current').dataset.ply === String(p), ply);
@@ -443,7 +450,7 @@ test('PDN import and stepping through it with the keyboard', async () => {
     assertEq(sortPieces(await boardPieces(page, '#an-board')), sortPieces(want.pieces), `position after ply ${ply}`);
   }
   await page.keyboard.press('ArrowLeft');
-  await page.waitForSelector('#an-moves .mv.current[data-ply="9"]');
+  await page.waitForSelector('#an-moves .mv.current[data-ply="14"]');
   await page.keyboard.press('Home');
   await page.waitForFunction(() => !document.querySelector('#an-moves .mv.current'));
   const start = await api('POST', '/api/position', { variant: 'international' });
