@@ -4,7 +4,7 @@
 
 import { get, post, position, Socket, download } from './api.js';
 import { Board, squaresOf, fenOf } from './board.js';
-import { MoveList } from './movelist.js';
+import { MoveList, shortScore } from './movelist.js';
 import { EvalGraph } from './graph.js';
 
 let V = null;
@@ -163,7 +163,7 @@ async function render() {
   const outcome = pos.outcome ? ` · game over: ${pos.outcome.result} (${pos.outcome.reason})` : '';
   $('an-tomove').textContent = `${pos.to_move === 'white' ? 'White' : 'Black'} to move${outcome}`;
   const startColour = /^\s*B/i.test(pos.start_fen) ? 'black' : 'white';
-  const scores = state.plies ? state.moves.map((_, i) => (state.plies[i + 1] && state.plies[i + 1].score ? state.plies[i + 1].score.text : '')) : [];
+  const scores = state.plies ? state.moves.map((_, i) => (state.plies[i + 1] ? shortScore(state.plies[i + 1].score) : '')) : [];
   moveList.set(state.moves, state.ply, startColour, v.first_to_move, scores);
   if (state.plies) graph.setCurrent(state.ply);
   if (analysing) sendAnalyse();

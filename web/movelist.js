@@ -1,6 +1,13 @@
 // The move list: moves in the variant's notation, numbered by pairs from
 // the side that moved first, the viewed ply highlighted, click to go there.
 
+/** A score as short as the move list needs: `+0.35`, `+#7` (White wins in 7 plies), `-#4`. */
+export function shortScore(score) {
+  if (!score) return '';
+  if (score.win_in !== null && score.win_in !== undefined) return `${score.win_in > 0 ? '+' : '-'}#${Math.abs(score.win_in)}`;
+  return score.text;
+}
+
 export class MoveList {
   /** `onGo(ply)` is called with the number of moves to show (0: the start). */
   constructor(el, onGo) {

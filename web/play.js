@@ -3,7 +3,7 @@
 
 import { get, post, position, Socket } from './api.js';
 import { Board, squaresOf } from './board.js';
-import { MoveList } from './movelist.js';
+import { MoveList, shortScore } from './movelist.js';
 
 const GAME_KEY = 'kondavo.game';
 const NAME_KEY = 'kondavo.name';
@@ -218,6 +218,7 @@ function onMessage(msg) {
       if (msg.kind === 'go') {
         showMessage('');
         resetThinking();
+        $('thinking').hidden = false;
         $('thinking').classList.add('live');
       }
       break;
@@ -259,6 +260,7 @@ function onMessage(msg) {
 }
 
 function resetThinking() {
+  $('thinking').hidden = true;
   $('think-score').textContent = '—';
   $('think-depth').textContent = '';
   $('think-nps').textContent = '';
@@ -268,6 +270,7 @@ function resetThinking() {
 
 function showInfo(m) {
   if (m.multipv && m.multipv !== 1) return;
+  $('thinking').hidden = false;
   $('think-score').textContent = m.score ? m.score.text : '—';
   $('think-depth').textContent = m.book ? 'book' : `depth ${m.depth}`;
   $('think-nps').textContent = m.nps ? `${fmtNps(m.nps)} · ${fmtNodes(m.nodes)}` : '';
@@ -320,7 +323,7 @@ async function render() {
   const live = ply === n;
   board.setPosition(pos.pieces, live && humanTurn() && !busy ? pos.legal : [], lastMoveOf(game.moves[ply - 1]));
   board.setInteractive(live && humanTurn() && !busy);
-  const scores = game.scores ? game.scores.map((s) => (s ? s.text : '')) : [];
+  const scores = game.scores ? game.scores.map(shortScore) : [];
   moveList.set(game.moves, ply, startColour(), v.first_to_move, scores);
   $('game-title').textContent = `${v.title || v.name}`;
   $('game-id').textContent = `game ${game.id} · ${game.engine_name}`;
@@ -390,7 +393,7 @@ function renderStatus(pos, live = true) {
   st.classList.remove('over');
   if (!game) return;
   if (game.status === 'finished') {
-    st.textContent = resultText(game);
+    st.textContent = 'Game over';
     st.classList.add('over');
     return;
   }

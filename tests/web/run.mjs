@@ -317,6 +317,7 @@ test('English game: a multi-step capture and a promotion, to the end', async () 
 test('leaderboard after a game', async () => {
   assert(englishGame, 'needs the English game');
   const { page, game } = englishGame;
+  const was = (await api('GET', '/api/leaderboard/english')).players.find((x) => x.name === 'Tester') || { games: 0, wins: 0 };
   await page.fill('#lb-name', 'Tester');
   await page.click('#lb-save');
   await page.waitForSelector('#lb-message a');
@@ -327,9 +328,9 @@ test('leaderboard after a game', async () => {
   const me = rows.find((r) => r[1] === 'Tester');
   const engine = rows.find((r) => r[1] === game.engine_name);
   assert(me && engine, `leaderboard rows: ${JSON.stringify(rows)}`);
-  assertEq(me[3], '1', 'games of Tester');
+  assertEq(me[3], String(was.games + 1), 'games of Tester');
   const won = game.result === '1-0' ? 'white' : game.result === '0-1' ? 'black' : null;
-  assertEq(me[4], won === game.human ? '1' : '0', 'wins of Tester');
+  assertEq(me[4], String(was.wins + (won === game.human ? 1 : 0)), 'wins of Tester');
   const lb = await api('GET', '/api/leaderboard/english');
   const p = lb.players.find((x) => x.name === 'Tester');
   assertEq(me[2], p.elo_text, 'Elo shown');
@@ -579,16 +580,20 @@ test('the engine thinks live: score, depth and line shown', async () => {
   const g = await waitHumanTurn(page, id);
   assertEq(g.moves.length, 1, 'the engine moved first');
   if (screenshotPath) {
-    // A few more moves, then the picture of a game in progress.
-    for (let i = 0; i < 3; i++) {
+    // A few moves, until the engine has searched (not played from its
+    // book), then the picture of a game in progress with a piece picked up.
+    for (let i = 0; i < 10; i++) {
       const h = await waitHumanTurn(page, id);
+      const searched = /depth/.test(await page.textContent('#think-depth'));
+      if (i >= 4 && searched) break;
       const best = await bestMove(h.variant, h.position.fen);
       const e = h.position.legal.find((m) => m.text === best) || h.position.legal[0];
       await enterMove(page, '#play-board', e);
+      await page.waitForFunction((n) => document.querySelectorAll('#play-moves .mv[data-ply]').length > n, h.moves.length);
     }
-    await waitHumanTurn(page, id);
-    const h = await api('GET', `/api/games/${id}`);
-    await page.click(sq('#play-board', h.position.legal[0].path[0]));
+    const h = await waitHumanTurn(page, id);
+    const pick = h.position.legal.find((m) => h.position.legal.filter((x) => x.from === m.from).length > 1) || h.position.legal[0];
+    await page.click(sq('#play-board', pick.from));
     await page.waitForTimeout(300);
     await page.screenshot({ path: screenshotPath });
     log(`screenshot: ${screenshotPath}`);
