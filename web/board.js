@@ -65,14 +65,44 @@ export class Board {
     this.setOrientation(this.orientation === 'white' ? 'black' : 'white');
   }
 
-  /** `pieces` as the server lists them; `legal` the moves allowed now (empty: no input). */
-  setPosition(pieces, legal = [], lastMove = null) {
+  /**
+   * `pieces` as the server lists them; `legal` the moves allowed now (empty:
+   * no input); `lastMove` {from, to} is marked, and the piece slides along
+   * it when the position is the one before plus that move.
+   */
+  setPosition(pieces, legal = [], lastMove = null, animate = true) {
+    const old = this.pieces;
     this.pieces = new Map(pieces.map((p) => [p.square, { colour: p.colour, king: p.king }]));
     this.legal = legal || [];
     this.lastMove = lastMove;
     this.prefix = [];
     this.closeChoice();
     this.render();
+    // A piece dropped by the mouse is already where it goes.
+    const dropped = this.dropped;
+    this.dropped = null;
+    if (dropped && lastMove && dropped.from === lastMove.from && dropped.to === lastMove.to) animate = false;
+    if (animate && lastMove && lastMove.from !== lastMove.to && old.has(lastMove.from) && !old.has(lastMove.to)
+      && this.pieces.has(lastMove.to) && !this.pieces.has(lastMove.from)) {
+      this.slide(lastMove.from, lastMove.to);
+    }
+  }
+
+  /** Slides the piece now on `to` from `from` (a short animation). */
+  slide(from, to) {
+    const a = this.cells.get(from);
+    const b = this.cells.get(to);
+    const pe = b && b.querySelector('.piece');
+    if (!a || !pe || window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+    const ra = a.getBoundingClientRect();
+    const rb = b.getBoundingClientRect();
+    pe.style.transition = 'none';
+    pe.style.transform = `translate(${ra.left - rb.left}px, ${ra.top - rb.top}px)`;
+    pe.classList.add('moving');
+    void pe.offsetWidth;
+    pe.style.transition = 'transform .18s ease-out';
+    pe.style.transform = '';
+    pe.addEventListener('transitionend', () => { pe.classList.remove('moving'); pe.style.transition = ''; }, { once: true });
   }
 
   setInteractive(on) {
@@ -347,6 +377,7 @@ export class Board {
   }
 
   dropOn(name) {
+    this.dropped = { from: this.prefix[0], to: name };
     const cands = this.candidates();
     const steps = new Set(cands.filter((m) => m.path.length > this.prefix.length).map((m) => m.path[this.prefix.length]));
     if (steps.has(name)) {

@@ -450,7 +450,7 @@ async function humanMove(entry) {
   }
   const mover = board.pieces.get(entry.path[0]);
   if (mover) pieces.push({ square: entry.to, colour: mover.colour, king: mover.king || entry.promotes });
-  board.setPosition(pieces, [], { from: entry.from, to: entry.to });
+  board.setPosition(pieces, [], { from: entry.from, to: entry.to }, false);
   board.setInteractive(false);
   try {
     const g = await post(`/api/games/${game.id}/move`, { move: entry.text });
