@@ -334,7 +334,16 @@ test('leaderboard after a game', async () => {
   const lb = await api('GET', '/api/leaderboard/english');
   const p = lb.players.find((x) => x.name === 'Tester');
   assertEq(me[2], p.elo_text, 'Elo shown');
-  // The game is listed, and its PDN downloads.
+  // The finished game analysed from the play view: its graph, its scores
+  // saved with it and exported in its PDN.
+  await page.click('header a[data-view="play"]');
+  await page.click('#btn-analyse-game');
+  await page.waitForSelector('#view-analysis:not([hidden])');
+  await page.waitForSelector('#an-graph svg polyline', { timeout: 60000 });
+  assertEq(await page.$$eval('#an-moves .mv[data-ply]', (b) => b.length), game.moves.length, 'moves of the analysed game');
+  const stored = await api('GET', `/api/games/${game.id}`);
+  assert(stored.scores.some((x) => x), 'no score saved with the game');
+  // The game is listed, and its PDN downloads, with the scores.
   await page.click('header a[data-view="games"]');
   await page.waitForSelector(`#gl-table tr[data-game="${game.id}"]`);
   const [download] = await Promise.all([
@@ -343,6 +352,7 @@ test('leaderboard after a game', async () => {
   ]);
   const pdn = fs.readFileSync(await download.path(), 'utf8');
   assert(pdn.includes('[White ') && pdn.includes('Tester'), `the PDN lacks the players:\n${pdn}`);
+  assert(/\{[^}]*(\d\.\d\d|wins)[^}]*\}/.test(pdn), `the PDN lacks the scores:\n${pdn}`);
   await page.close();
 });
 
