@@ -10,6 +10,7 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -47,24 +48,35 @@ function assertEq(got, want, what) {
   if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
 }
 
-/** Starts the server on a free port (it names the port on stderr). */
+/** Starts `kondavo serve` on `port` (0: a free one) with `db`; resolves to its address once it names it. */
+function spawnServer(port, db) {
+  const proc = spawn(path.resolve(binary), ['serve', '--port', String(port), '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server named no address in 60 s:\n${out}`)), 60000);
+    const seen = (d) => {
+      out += d;
+      serverLog += d;
+      // The line may come in pieces: wait for the slash after the port.
+      const m = out.match(/listening on (http:\/\/[^\s/]+)\//);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    };
+    proc.stdout.on('data', seen);
+    proc.stderr.on('data', seen);
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}):\n${out}`)); });
+  });
+  return { proc, ready };
+}
+
+/** Starts the server the tests share, on a free port, with a fresh database. */
 async function startServer() {
   if (givenBase) {
     base = givenBase.replace(/\/$/, '');
     return;
   }
-  const db = path.join(tmp, 'games.sqlite');
-  server = spawn(path.resolve(binary), ['serve', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout.on('data', (d) => { serverLog += d; });
-  base = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server named no address in 60 s:\n${serverLog}`)), 60000);
-    server.stderr.on('data', (d) => {
-      serverLog += d;
-      const m = serverLog.match(/listening on (http:\/\/[^\s/]+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    server.on('exit', (code) => { clearTimeout(timer); reject(new Error(`the server exited (${code}):\n${serverLog}`)); });
-  });
+  const s = spawnServer(0, path.join(tmp, 'games.sqlite'));
+  server = s.proc;
+  base = await s.ready;
   const health = await api('GET', '/api/health');
   assert(health.ok === true, 'GET /api/health is not ok');
 }
@@ -74,8 +86,8 @@ async function loadVariants() {
 }
 
 /** Calls the API from the test itself (the truth the page is checked against). */
-async function api(method, p, body) {
-  const res = await fetch(base + p, {
+async function api(method, p, body, at = base) {
+  const res = await fetch(at + p, {
     method,
     headers: body ? { 'Content-Type': 'application/json' } : {},
     body: body ? JSON.stringify(body) : undefined,
@@ -609,6 +621,51 @@ test('the engine thinks live: score, depth and line shown', async () => {
     log(`screenshot: ${screenshotPath}`);
   }
   await page.close();
+});
+
+test('a server killed mid-game loses nothing: the page resumes the game after a restart', async () => {
+  if (givenBase) return;
+  // A server of its own on a fixed port, so that the page's origin (and
+  // its localStorage) stays the same across the restart.
+  const port = await new Promise((resolve) => {
+    const l = net.createServer().listen(0, '127.0.0.1', () => { const p = l.address().port; l.close(() => resolve(p)); });
+  });
+  const db = path.join(tmp, 'killed.sqlite');
+  let s = spawnServer(port, db);
+  let at = await s.ready;
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  try {
+    await page.goto(`${at}/#play`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.selectOption('#ng-variant', 'russian');
+    await page.selectOption('#ng-level', 'depth:1');
+    await page.click('#ng-start');
+    await page.waitForFunction(() => localStorage.getItem('kondavo.game'));
+    const id = await currentGameId(page);
+    const g0 = await api('GET', `/api/games/${id}`, undefined, at);
+    await enterMove(page, '#play-board', g0.position.legal[0]);
+    let g = null;
+    for (let i = 0; i < 100; i++) {
+      g = await api('GET', `/api/games/${id}`, undefined, at);
+      if (g.moves.length >= 2 && !g.engine_to_move) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert(g.moves.length >= 2, `moves before the kill: ${g.moves.length}`);
+    s.proc.kill('SIGKILL');
+    await new Promise((r) => s.proc.once('exit', r));
+    s = spawnServer(port, db);
+    at = await s.ready;
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector(`#play-moves .mv[data-ply="${g.moves.length}"]`);
+    assertEq(await page.$$eval('#play-moves .mv[data-ply]', (b) => b.map((x) => x.firstChild.textContent)), g.moves, 'moves after the restart');
+    assertEq(sortPieces(await boardPieces(page, '#play-board')), sortPieces(g.position.pieces), 'position after the restart');
+    await page.waitForSelector('#play-board .sq.movable');
+  } finally {
+    await page.close();
+    s.proc.kill('SIGTERM');
+  }
 });
 
 // Set-up positions, so that games end in a few moves (checked by the tests:
