@@ -82,6 +82,7 @@ export class Socket {
     this.ws = ws;
     ws.onopen = () => {
       this.retry = 500;
+      connectionState(true);
       const pending = this.queue;
       this.queue = [];
       for (const m of pending) ws.send(JSON.stringify(m));
@@ -95,6 +96,7 @@ export class Socket {
     ws.onclose = () => {
       if (this.ws === ws) this.ws = null;
       if (!this.closed && this.wanted) {
+        connectionState(false);
         setTimeout(() => this.open(), this.retry);
         this.retry = Math.min(this.retry * 2, 8000);
       }
@@ -111,6 +113,12 @@ export class Socket {
       if (msg.type !== 'stop') this.open();
     }
   }
+}
+
+/** Says in the header when the server cannot be reached (the sockets retry meanwhile). */
+function connectionState(ok) {
+  const el = document.getElementById('server-state');
+  if (el) el.textContent = ok ? '' : 'Connection to the server lost: retrying…';
 }
 
 /** Saves text as a download named `name`. */
