@@ -60,6 +60,7 @@ export function init(variants, context) {
   if (!V.has(sel.value)) sel.value = V.keys().next().value;
   sel.addEventListener('change', previewStart);
   $('ng-fen').addEventListener('change', previewStart);
+  $('ng-colour').addEventListener('change', previewStart);
 
   $('new-game').addEventListener('submit', (e) => { e.preventDefault(); startGame(); });
   $('ng-cancel').addEventListener('click', () => showForm(false));
