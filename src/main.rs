@@ -76,7 +76,7 @@ struct ServeArgs {
     #[arg(long, value_name = "MiB", default_value_t = 32, value_parser = hash_mib)]
     hash: usize,
     /// Play games from the embedded opening books (on or off).
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off)]
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
     book: bool,
 }
 

@@ -270,8 +270,7 @@ impl Pool {
                 let guard = Waiting(&self.waiting);
                 if ahead >= self.max_queue {
                     return Err(format!(
-                        "the server is busy: {} searches wait already; try again later",
-                        ahead
+                        "the server is busy: {ahead} searches wait already; try again later"
                     ));
                 }
                 queued(ahead + self.running.load(Ordering::SeqCst).min(self.max));
@@ -375,11 +374,14 @@ fn search_blocking<R: Rules>(
     let root = *line.game.position();
     let hub_moves: Vec<String> = line.game.moves().iter().map(move_to_hub::<R>).collect();
     let mut session = pool.take_session(spec.variant)?;
-    session.set_position(
+    if let Err(e) = session.set_position(
         None,
         Some(&write_fen(&line.start)),
         Some(&hub_moves.join(" ")),
-    )?;
+    ) {
+        pool.put_session(session);
+        return Err(e);
+    }
     let mut last_score: Option<Value> = None;
     let mut handle_line = |text: &str, book: bool, last: &mut Option<Value>| {
         if let Some(v) = info_json::<R>(&root, text, book) {

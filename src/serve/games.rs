@@ -210,6 +210,14 @@ pub async fn create(
             let (_, why) = outcome_parts(&line.game, o);
             return Err(ApiError::bad(format!("the game would be over at once ({why})")));
         }
+        for c in [Color::White, Color::Black] {
+            if line.start.count(c) == 0 {
+                return Err(ApiError::bad(format!(
+                    "the game would be over at once ({} has no pieces)",
+                    if c == Color::White { "White" } else { "Black" }
+                )));
+            }
+        }
         crate::notation::fen::write_fen(&line.start)
     });
     let rec = GameRecord {
@@ -287,7 +295,6 @@ pub async fn takeback(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = game_id(&id)?;
-    stop_search(&state, id);
     let g = change(&state, id, |g| {
         if g.status == Status::Finished {
             return Err(ApiError::conflict(format!("game {id} is over")));
@@ -314,6 +321,7 @@ pub async fn takeback(
             Ok(())
         })
     })?;
+    stop_search(&state, id);
     Ok(Json(game_json(&g)?))
 }
 
@@ -323,7 +331,6 @@ pub async fn resign(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = game_id(&id)?;
-    stop_search(&state, id);
     let g = change(&state, id, |g| {
         if g.status == Status::Finished {
             return Err(ApiError::conflict(format!("game {id} is over")));
@@ -332,6 +339,7 @@ pub async fn resign(
         finish(g, Some(winner), "resignation");
         Ok(())
     })?;
+    stop_search(&state, id);
     Ok(Json(game_json(&g)?))
 }
 
@@ -383,14 +391,15 @@ pub async fn draw(
     };
     let accepted = engine_cp <= DRAW_ACCEPT_CP;
     let g = if accepted {
-        stop_search(&state, id);
-        change(&state, id, |g| {
+        let g = change(&state, id, |g| {
             if g.status == Status::Finished {
                 return Err(ApiError::conflict(format!("game {id} is over")));
             }
             finish(g, None, "draw agreed");
             Ok(())
-        })?
+        })?;
+        stop_search(&state, id);
+        g
     } else {
         g
     };
@@ -567,9 +576,10 @@ pub fn ratings(v: Variant, games: &[GameRecord]) -> Value {
     }
     let mut scores = vec![Score::default(); players.len()];
     for &(w, b, p) in &results {
-        let (ws, bs) = if p == 1.0 {
+        // White's points are 1, 0.5 or 0.
+        let (ws, bs) = if p > 0.75 {
             ((1, 0, 0), (0, 0, 1))
-        } else if p == 0.0 {
+        } else if p < 0.25 {
             ((0, 0, 1), (1, 0, 0))
         } else {
             ((0, 1, 0), (0, 1, 0))
@@ -706,7 +716,7 @@ pub async fn engine_move(
     let before = g.moves.clone();
     let score = found.score.clone().unwrap_or(Value::Null);
     let stored = match state.db.update(id, |g| {
-        if g.moves != before || ticket.is_dropped() {
+        if g.moves != before || ticket.is_dropped() || g.status == Status::Finished {
             // Taken back, resigned or drawn meanwhile: the move is stale.
             return Err(None);
         }
