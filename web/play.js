@@ -302,8 +302,12 @@ function humanTurn() {
   return game && game.status === 'playing' && !game.engine_to_move;
 }
 
+let renderedId = null;
+
 async function render() {
   if (!game) return;
+  const changedGame = renderedId !== game.id;
+  renderedId = game.id;
   const token = ++renderToken;
   const v = V.get(game.variant);
   board.setVariant(v);
@@ -337,6 +341,12 @@ async function render() {
   $('btn-resign').disabled = over || busy;
   $('game-end').hidden = !over;
   if (over) $('end-result').textContent = resultText(game);
+  // A name is asked once per game: given, the form makes way for it.
+  if (changedGame) $('lb-message').textContent = '';
+  $('lb-form').hidden = !!game.name;
+  if (game.name && !$('lb-message').textContent) {
+    $('lb-message').textContent = `This game counts for ${game.name} on the leaderboard.`;
+  }
 }
 
 function startColour() {
