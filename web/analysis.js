@@ -27,6 +27,7 @@ const state = {
 
 let analysing = false;
 let awaitingStart = false;
+let searchId = null; // the server's number of the search shown (`search` of its messages)
 let lines = new Map();
 let current = null; // the shown position's answer
 let editing = null; // {pieces: Map, side}
@@ -248,11 +249,14 @@ function onMessage(msg) {
     case 'started':
       if (msg.kind === 'analyse') {
         awaitingStart = false;
+        searchId = msg.search === undefined ? null : msg.search;
         $('an-info').textContent = 'searching…';
       }
       break;
     case 'info':
       if (msg.kind !== 'analyse' || awaitingStart || !analysing) return;
+      // A late line of a search replaced since.
+      if (searchId !== null && msg.search !== undefined && msg.search !== searchId) return;
       lines.set(msg.multipv || 1, msg);
       $('an-info').textContent = `depth ${msg.depth} · ${msg.nps ? `${(msg.nps / 1e6).toFixed(1)} Mn/s` : ''}`;
       drawLines();
