@@ -293,7 +293,7 @@ fn analyse_blocking<R: Rules>(
     }
     let mut game = Game::new(line.start);
     let mut plies = Vec::new();
-    for k in 0..=moves.len() {
+    for (k, searched) in found.iter().enumerate() {
         let pos = *game.position();
         let mut o = json!({
             "ply": k,
@@ -312,16 +312,15 @@ fn analyse_blocking<R: Rules>(
                 "reason": reason,
             });
         }
-        if let Some(r) = &found[k] {
+        if let Some(r) = searched {
             o["score"] = analyse_score(r, pos.side());
             o["best"] = r["bestmove"].clone();
             o["pv"] = r["pv"].clone();
             o["depth"] = r["depth"].clone();
         }
         plies.push(o);
-        if k < moves.len() {
-            let mv = line.game.moves()[k];
-            game.play(&mv);
+        if let Some(mv) = line.game.moves().get(k) {
+            game.play(mv);
         }
     }
     Ok(json!({

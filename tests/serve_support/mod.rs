@@ -81,18 +81,27 @@ impl Server {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
+        let mut said = Vec::new();
+        let addr = loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let line = rx
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("kondavo serve did not say where it listens"));
+            let Ok(line) = rx.recv_timeout(left) else {
+                break None;
+            };
             if let Some(rest) = line.strip_prefix("kondavo serve: listening on http://") {
-                let addr: SocketAddr = rest.trim_end_matches('/').parse().expect("address");
-                return Server {
-                    child,
-                    addr,
-                    stderr: rx,
-                };
+                break rest.trim_end_matches('/').parse::<SocketAddr>().ok();
+            }
+            said.push(line);
+        };
+        match addr {
+            Some(addr) => Server {
+                child,
+                addr,
+                stderr: rx,
+            },
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("kondavo serve did not say where it listens: {said:?}");
             }
         }
     }
