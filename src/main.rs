@@ -38,8 +38,8 @@ struct Cli {
     #[arg(long, global = true)]
     weights: Vec<String>,
     /// Endgame databases for the search: a directory written by `kondavo
-    /// egdb build` (for search, analyse, match's in-process players, dxp
-    /// and the Hub, whose `egdb-path` parameter it sets).
+    /// egdb build` (for search, analyse, match's in-process players, dxp,
+    /// serve and the Hub, whose `egdb-path` parameter it sets).
     #[arg(long, global = true, value_name = "DIR")]
     egdb_path: Option<String>,
     /// Largest piece count of the databases loaded (default: as many as
