@@ -374,6 +374,13 @@ fn bad_input_is_a_clear_error_and_the_server_keeps_serving() {
     );
     assert_eq!(st, 400);
     assert!(p["error"].as_str().unwrap().contains("2000"), "{p}");
+    // A wrong method is named.
+    let r = s.req("GET", "/api/position", None);
+    assert_eq!(r.status, 405);
+    assert!(r.json()["error"].as_str().unwrap().contains("GET"));
+    let r = s.req("DELETE", "/api/games", None);
+    assert_eq!(r.status, 405);
+    assert!(r.json()["error"].as_str().unwrap().contains("DELETE"));
     // Still serving.
     let (st, p) = s.post("/api/position", &json!({"variant": "english"}));
     assert_eq!(st, 200);

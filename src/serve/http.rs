@@ -102,6 +102,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/static/{*path}", get(static_file))
         .merge(api)
         .fallback(not_found)
+        .method_not_allowed_fallback(wrong_method)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }
@@ -130,6 +131,13 @@ async fn not_found(req: Request) -> ApiError {
         req.method(),
         req.uri().path()
     ))
+}
+
+async fn wrong_method(req: Request) -> ApiError {
+    ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{} is not allowed on {}", req.method(), req.uri().path()),
+    )
 }
 
 async fn health(State(state): State<Arc<AppState>>) -> Json<Value> {
