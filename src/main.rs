@@ -1321,7 +1321,7 @@ fn main() -> ExitCode {
     if let (Some(path), false) = (&cli.egdb_path, hub) {
         let Some(variant) = egdb_variant(&cli.command) else {
             err(format_args!(
-                "kondavo: --egdb-path is for search, analyse, match, dxp, book build and hub"
+                "kondavo: --egdb-path is for search, analyse, match, dxp, book build, serve and hub"
             ));
             return ExitCode::FAILURE;
         };
