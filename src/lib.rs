@@ -8,7 +8,8 @@
 //! 3. [`eval`] (one file per variant), the transposition table [`tt`],
 //!    the endgame databases [`egdb`] and the opening books [`book`];
 //! 4. [`search`] and its threads and time management;
-//! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search)
+//! 5. the faces: [`protocol`] (Hub, DXP), [`tools`] (perft, bench, search),
+//!    the web board [`serve`]
 //!    and the binary's command line, which picks a [`variant::Variant`] at run time and dispatches
 //!    once into generic code with [`with_rules!`].
 //!
@@ -27,6 +28,7 @@ pub mod position;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod serve;
 pub mod stdio;
 pub mod tools;
 pub mod tt;

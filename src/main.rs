@@ -38,14 +38,46 @@ struct Cli {
     #[arg(long, global = true)]
     weights: Vec<String>,
     /// Endgame databases for the search: a directory written by `kondavo
-    /// egdb build` (for search, analyse, match's in-process players, dxp
-    /// and the Hub, whose `egdb-path` parameter it sets).
+    /// egdb build` (for search, analyse, match's in-process players, dxp,
+    /// serve and the Hub, whose `egdb-path` parameter it sets).
     #[arg(long, global = true, value_name = "DIR")]
     egdb_path: Option<String>,
     /// Largest piece count of the databases loaded (default: as many as
     /// the directory holds for the variant).
     #[arg(long, global = true, value_name = "N", value_parser = egdb_pieces, requires = "egdb_path")]
     egdb_pieces: Option<u32>,
+}
+
+/// `kondavo serve`'s options.
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// TCP port (0: a free one, named on stderr).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on: 127.0.0.1 keeps the board on this computer;
+    /// 0.0.0.0 serves it to the local network.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Open the page in the browser once the server listens.
+    #[arg(long)]
+    open: bool,
+    /// The games database (SQLite), created when missing.
+    #[arg(long, value_name = "FILE", default_value = kondavo::serve::DEFAULT_DB)]
+    db: PathBuf,
+    /// Searches run at once, all tabs together [default: one less than the
+    /// cores, at least 1].
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    max_searches: Option<usize>,
+    /// Searches that may wait for a free slot; past it a search is refused
+    /// with a message.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    max_queue: usize,
+    /// Hash table of each search in MiB.
+    #[arg(long, value_name = "MiB", default_value_t = 32, value_parser = hash_mib)]
+    hash: usize,
+    /// Play games from the embedded opening books (on or off).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    book: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -146,6 +178,10 @@ enum Command {
     /// Analyse positions (FEN or every position of a PDN) for scripts:
     /// JSON lines, or an annotated PDN.
     Analyse(AnalyseArgs),
+    /// The web board: a local web server with the board of every
+    /// variant, games against the engine, analysis and leaderboards
+    /// (docs/web.md).
+    Serve(ServeArgs),
     /// List the legal moves of a position: the Hub move text, the PDN
     /// text and the captured squares, one move a line.
     Moves {
@@ -867,6 +903,7 @@ fn evaluates(cmd: &Option<Command>) -> Evaluates {
         Some(Command::Dxp { .. }) => Variants("dxp", vec![Variant::International]),
         Some(Command::Perft { .. }) => Nothing("perft"),
         Some(Command::Moves { .. }) => Nothing("moves"),
+        Some(Command::Serve(_)) => Later,
         Some(Command::Egdb { action }) => match action {
             EgdbCommand::Build(_) => Nothing("egdb build"),
             EgdbCommand::Verify(_) => Nothing("egdb verify"),
@@ -1209,6 +1246,50 @@ fn run_perft(variant: Variant, fen: Option<&str>, opts: &PerftOptions) -> Result
     })
 }
 
+/// `kondavo serve`: the address on stderr once listening, then serve
+/// until killed.
+fn run_serve(a: ServeArgs, egdb_path: Option<&str>, egdb_pieces: u32) -> Result<(), String> {
+    let mut egdb = Vec::new();
+    if let Some(dir) = egdb_path {
+        let dir = std::path::Path::new(dir);
+        kondavo::egdb::check_dir(dir).map_err(|e| format!("--egdb-path: {e}"))?;
+        // Every variant whose tables the directory holds.
+        for v in Variant::ALL {
+            let held = with_rules!(v, R => kondavo::egdb::variant_dir::<R>(dir).is_dir());
+            if !held {
+                continue;
+            }
+            let n = kondavo::egdb::install(v, dir, egdb_pieces)
+                .map_err(|e| format!("--egdb-path: {e}"))?;
+            err(format_args!(
+                "kondavo: endgame databases: {n} pieces of {v}"
+            ));
+            egdb.push(v);
+        }
+        if egdb.is_empty() {
+            return Err(format!(
+                "--egdb-path: no endgame tables of any variant in {}",
+                dir.display()
+            ));
+        }
+    }
+    let opts = kondavo::serve::ServeOptions {
+        host: a.host,
+        port: a.port,
+        open: a.open,
+        db: a.db,
+        max_searches: a.max_searches.unwrap_or(0),
+        max_queue: a.max_queue,
+        hash_mib: a.hash,
+        book: a.book,
+        egdb,
+    };
+    kondavo::serve::run(opts, &|addr| {
+        err(format_args!("kondavo serve: listening on http://{addr}/"))
+    })
+    .map_err(|e| format!("serve: {e}"))
+}
+
 /// The Hub loop on stdin/stdout. A person at a terminal gets one line on
 /// how to get help; a program on a pipe sees nothing but protocol.
 fn run_hub(egdb: Option<(&str, u32)>) {
@@ -1244,11 +1325,14 @@ fn main() -> ExitCode {
         err(format_args!("kondavo: --weights: {e}"));
         return ExitCode::FAILURE;
     }
-    let hub = matches!(cli.command, None | Some(Command::Hub));
+    let hub = matches!(
+        cli.command,
+        None | Some(Command::Hub) | Some(Command::Serve(_))
+    );
     if let (Some(path), false) = (&cli.egdb_path, hub) {
         let Some(variant) = egdb_variant(&cli.command) else {
             err(format_args!(
-                "kondavo: --egdb-path is for search, analyse, match, dxp, book build and hub"
+                "kondavo: --egdb-path is for search, analyse, match, dxp, book build, serve and hub"
             ));
             return ExitCode::FAILURE;
         };
@@ -1349,6 +1433,9 @@ fn main() -> ExitCode {
         Some(Command::Book { action }) => run_book(action),
         Some(Command::Match(a)) => run_match(*a),
         Some(Command::Analyse(a)) => run_analyse(a),
+        Some(Command::Serve(a)) => {
+            run_serve(a, cli.egdb_path.as_deref(), cli.egdb_pieces.unwrap_or(0))
+        }
         Some(Command::Moves { variant, fen, json }) => {
             tools::moves::run_moves(variant, fen.as_deref(), json, &mut |l| out(l))
         }
