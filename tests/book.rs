@@ -665,7 +665,7 @@ fn every_move_of_every_shipped_book_is_legal_in_its_position() {
         assert_eq!(reached, book.positions(), "{v}");
         assert!(book.positions() >= 100, "{v}: {}", book.positions());
         let bytes = kondavo::book::embedded::bytes(v.name()).unwrap().len();
-        assert!(bytes <= 400 << 10, "{v}: {bytes} bytes");
+        assert!(bytes <= 1 << 20, "{v}: {bytes} bytes");
         // The first moves from the start position are book moves.
         let start_moves = kondavo::with_rules!(v, R => book.moves(&Position::<R>::start()).len());
         assert!(start_moves > 0, "{v}");
