@@ -5,7 +5,8 @@ mod common;
 
 use common::XorShift;
 use kondavo::eval::learned::{
-    dense_terms, features, layout, phase, starting, Dense, Layout, Learned, UNIT,
+    dense_terms, features, layout, phase, starting, Dense, Layout, Learned, BIG_ENTRIES, ENTRIES,
+    UNIT,
 };
 use kondavo::eval::Evaluate;
 use kondavo::geometry::Geometry;
@@ -55,7 +56,7 @@ fn random_weights<R: Rules>(seed: u64) -> Vec<[f32; 2]> {
         .collect()
 }
 
-fn check_layout<G: Geometry>(windows: usize) {
+fn check_layout<G: Geometry>(windows: usize, big: usize) {
     let lay = layout::<G>();
     assert_eq!(lay.windows.len(), windows);
     let mut covered = 0;
@@ -66,6 +67,12 @@ fn check_layout<G: Geometry>(windows: usize) {
         assert_eq!(lay.windows[lay.rotated[w]], lay.rotate(m));
     }
     assert_eq!(covered, G::SQUARES, "the windows cover the board");
+    assert_eq!(lay.big.len(), big);
+    for (w, &m) in lay.big.iter().enumerate() {
+        assert_eq!(m.count_ones(), 12);
+        assert_eq!(m & !G::SQUARES, 0);
+        assert_eq!(lay.big[lay.big_rotated[w]], lay.rotate(m));
+    }
     for s in 0..G::NUM_SQUARES {
         let (f, r) = G::coords(s);
         let t = G::from_coords(G::WIDTH - 1 - f, G::HEIGHT - 1 - r).expect("a square");
@@ -75,9 +82,9 @@ fn check_layout<G: Geometry>(windows: usize) {
 
 #[test]
 fn windows_cover_each_board_and_turn_into_each_other() {
-    check_layout::<<International as Rules>::Geo>(16);
-    check_layout::<<English as Rules>::Geo>(9);
-    check_layout::<<Turkish as Rules>::Geo>(21);
+    check_layout::<<International as Rules>::Geo>(16, 6);
+    check_layout::<<English as Rules>::Geo>(9, 6);
+    check_layout::<<Turkish as Rules>::Geo>(21, 6);
 }
 
 /// A position and its mirror get the same score for the side to move: the
@@ -124,6 +131,90 @@ fn mirrored_positions_score_the_same_in_every_variant() {
     check_symmetry::<Spanish>();
     check_symmetry::<Russian>();
     check_symmetry::<Turkish>();
+}
+
+/// Index of window `mask` read for White, digit by digit from its lowest
+/// square: 0 empty or a king, 1 a white man, 2 a black man.
+fn slow_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
+    let (mut index, mut power) = (0, 1);
+    for bit in 0..64 {
+        let b = 1u64 << bit;
+        if mask & b == 0 {
+            continue;
+        }
+        if pos.men(Color::White) & b != 0 {
+            index += power;
+        } else if pos.men(Color::Black) & b != 0 {
+            index += 2 * power;
+        }
+        power *= 3;
+    }
+    index
+}
+
+/// The score of `pos` for White under the float weights `w`, computed the
+/// slow way: every window of the board read for White on the board and on
+/// its mirror (White's reading of the mirror is Black's reading), and
+/// the king term counted from the kings.
+fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
+    let lay = layout::<R::Geo>();
+    let m = mirror(pos, lay);
+    let p = phase(pos) as f32 / 256.0;
+    let value = |i: usize| w[i][0] * (1.0 - p) + w[i][1] * p;
+    let mut s = 0.0;
+    for (k, &mask) in lay.windows.iter().enumerate() {
+        s += value(k * ENTRIES + slow_index(pos, mask));
+        s -= value(k * ENTRIES + slow_index(&m, mask));
+    }
+    for (k, &mask) in lay.big.iter().enumerate() {
+        s += value(lay.big_base() + k * BIG_ENTRIES + slow_index(pos, mask));
+        s -= value(lay.big_base() + k * BIG_ENTRIES + slow_index(&m, mask));
+    }
+    let has_king = |c: Color| (pos.kings_of(c) != 0) as i32 as f32;
+    s += value(lay.dense_base() + Dense::HasKing as usize)
+        * (has_king(Color::White) - has_king(Color::Black));
+    // The older dense terms, as the trainer sees them.
+    let d = dense_terms(pos);
+    for (k, &v) in d.iter().enumerate().take(Dense::HasKing as usize) {
+        let v = if k == Dense::Tempo as usize {
+            v as f32 / R::Geo::HEIGHT as f32
+        } else {
+            v as f32
+        };
+        s += v * value(lay.dense_base() + k);
+    }
+    s
+}
+
+/// The evaluation's windows (small and big) and king term agree with the
+/// slow computation on random positions under random weights.
+fn check_against_slow<R: Evaluate>() {
+    let l =
+        Learned::from_float::<R::Geo>(R::NAME, &random_weights::<R>(13), 120.0, "test").unwrap();
+    let w = l.to_float();
+    let mut kings = 0;
+    for pos in positions::<R>(17, 300) {
+        kings += (pos.kings() != 0) as usize;
+        let slow = slow_score(&pos, &w);
+        let fast = l.white_score(&pos) as f32;
+        assert!(
+            (slow - fast).abs() <= 2.0 + slow.abs() * 1e-4,
+            "{}: slow {slow}, evaluation {fast}",
+            R::NAME
+        );
+    }
+    assert!(kings > 10, "{}: positions with kings: {kings}", R::NAME);
+}
+
+#[test]
+fn big_windows_and_the_king_term_match_a_slow_computation_in_every_variant() {
+    check_against_slow::<International>();
+    check_against_slow::<English>();
+    check_against_slow::<Italian>();
+    check_against_slow::<Brazilian>();
+    check_against_slow::<Spanish>();
+    check_against_slow::<Russian>();
+    check_against_slow::<Turkish>();
 }
 
 /// The starting weights' score, computed square by square: material,
@@ -500,4 +591,54 @@ fn selfplay_files_resume_to_the_same_games() {
     // Another variant's reader refuses the file.
     assert!(read_games::<Italian>(&a).is_err());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A weights file of format 1 (layout 1: the small windows and seven dense
+/// terms, every pair stored) reads into the current layout with the big
+/// windows and the king term at zero, and scores as it did.
+#[test]
+fn format_one_weights_files_still_read() {
+    type G = <English as Rules>::Geo;
+    let lay = layout::<G>();
+    let mut w = random_weights::<English>(5);
+    for p in &mut w[lay.big_base()..lay.dense_base()] {
+        *p = [0.0; 2];
+    }
+    w[lay.dense_base() + Dense::HasKing as usize] = [0.0; 2];
+    let l = Learned::from_float::<G>("english", &w, 90.0, "old").unwrap();
+    let pairs = l.to_float();
+    let q = |x: f32| ((x * UNIT as f32).round() as i16).to_le_bytes();
+    let mut b = Vec::new();
+    b.extend_from_slice(b"KDVW");
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.push(7);
+    b.extend_from_slice(b"english");
+    for n in [lay.windows.len(), ENTRIES, 7] {
+        b.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    b.extend_from_slice(&90f32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes());
+    b.extend_from_slice(b"old");
+    let old = pairs[..lay.big_base()]
+        .iter()
+        .chain(&pairs[lay.dense_base()..lay.dense_base() + 7]);
+    for p in old {
+        b.extend_from_slice(&q(p[0]));
+        b.extend_from_slice(&q(p[1]));
+    }
+    let sum = kondavo::eval::learned::fnv1a(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    let back = Learned::from_bytes::<English>(&b).unwrap();
+    assert_eq!(back.to_float(), l.to_float());
+    assert_eq!(back.description, "old");
+    for pos in positions::<English>(9, 100) {
+        assert_eq!(back.white_score(&pos), l.white_score(&pos));
+    }
+    // A format 1 file that says layout 2 is refused.
+    let mut wrong = b.clone();
+    wrong[8] = 2;
+    assert!(Learned::from_bytes::<English>(&wrong)
+        .unwrap_err()
+        .contains("layout"));
 }

@@ -1,33 +1,50 @@
-//! The learned evaluation: patterns of small board regions and a few
-//! whole-board terms, weighted by logistic regression of game results
-//! (`kondavo selfplay` makes the games, `kondavo train` fits the weights).
+//! The learned evaluation: patterns of board regions and a few whole-board
+//! terms, weighted by logistic regression of game results (`kondavo
+//! selfplay` makes the games, `kondavo train` fits the weights).
 //!
 //! # Features
 //!
-//! A *window* is a small rectangle of the board holding eight playable
-//! squares: 4x4 on the diagonal boards (16 windows at files and ranks 0, 2,
-//! 4, 6 on 10x10; 9 at 0, 2, 4 on 8x8), 4x2 on the Turkish board (files 0,
-//! 2, 4 by ranks 0 to 6: 21 windows). Each window's men, read in base 3
-//! (empty, own man, enemy man; kings count as empty), index one of 6561
-//! weights of that window. Both sides are read the same way: Black's men
-//! are read on the board turned half a turn with the colours swapped, so a
-//! position and its mirror get exactly opposite scores by construction.
+//! A *window* is a rectangle of the board whose men, read in base 3 (empty,
+//! own man, enemy man; kings count as empty), index one weight of that
+//! window. There are two sizes:
+//!
+//! - small windows of eight playable squares, 3^8 = 6561 weights each: 4x4
+//!   on the diagonal boards (16 windows at files and ranks 0, 2, 4, 6 on
+//!   10x10; 9 at 0, 2, 4 on 8x8), 4x2 on the Turkish board (files 0, 2, 4
+//!   by ranks 0 to 6: 21 windows);
+//! - big windows of twelve playable squares, 3^12 = 531,441 weights each:
+//!   6x4 on the diagonal boards (files 0 and 4 by ranks 0, 3 and 6 on
+//!   10x10; files 0 and 2 by ranks 0, 2 and 4 on 8x8), 4x3 on the Turkish
+//!   board (files 0, 2 and 4 by ranks 1 and 4): 6 windows, which see whole
+//!   wings and the centre where the small ones see corners of them.
+//!
+//! Both sides are read the same way: Black's men are read on the board
+//! turned half a turn with the colours swapped, so a position and its
+//! mirror get exactly opposite scores by construction.
 //!
 //! The whole-board terms ([`Dense`]) count material, king mobility, runaway
-//! men, kings on the long diagonal, tempo and the side to move.
+//! men, kings on the long diagonal, tempo, the side to move and whether a
+//! side has a king at all.
 //!
 //! Every feature has two weights, for the opening and the endgame, blended
-//! by the phase (the share of men gone from the board).
+//! by the phase (the share of men gone from the board). A variant whose big
+//! windows are all zero (weights trained before they existed) skips them.
 //!
 //! # Weights file
 //!
-//! Little-endian: magic `KDVW`, format version (u32), feature layout
-//! version (u32), the variant's name (u8 length + bytes), the window count,
-//! entries per window and dense term count (u32 each), the sigmoid scale in
+//! Little-endian: magic `KDVW`, format version (u32, now 2), feature layout
+//! version (u32, now 2), the variant's name (u8 length + bytes), the small
+//! window count, entries per small window, big window count, entries per
+//! big window and dense term count (u32 each), the sigmoid scale in
 //! centi-men (f32), a description of how the weights were made (a u16
-//! length, then UTF-8), then one (opening, endgame) pair of i16 per feature
-//! in units of 1/[`UNIT`] centi-man (windows first, then dense terms), and
-//! an FNV-1a checksum (u64) of everything before it.
+//! length, then UTF-8), then the (opening, endgame) pairs of i16 in units of
+//! 1/[`UNIT`] centi-man in feature order (small windows, big windows, dense
+//! terms), of which only the pairs that are not both zero are stored: their
+//! count (u32), then for each the number of zero pairs before it since the
+//! last one stored (LEB128) and the pair; last an FNV-1a checksum (u64) of
+//! everything before it. Files of format 1 (layout 1: the small windows and
+//! the first seven dense terms, every pair stored) still read, with the
+//! features they lack at zero.
 
 use std::sync::OnceLock;
 
@@ -37,17 +54,22 @@ use crate::rules::{Color, Rules};
 
 use super::{masks, Evaluate};
 
-/// Version of the feature layout; a weights file of another version is
-/// refused.
-pub const LAYOUT_VERSION: u32 = 1;
-/// Squares of a window.
+/// Version of the feature layout (2: big windows and the king term added).
+pub const LAYOUT_VERSION: u32 = 2;
+/// Squares of a small window.
 pub const WINDOW_SQUARES: usize = 8;
-/// Weights per window: 3^8.
+/// Weights per small window: 3^8.
 pub const ENTRIES: usize = 6561;
+/// Squares of a big window.
+pub const BIG_SQUARES: usize = 12;
+/// Weights per big window: 3^12.
+pub const BIG_ENTRIES: usize = 531_441;
 /// Weights are stored in 1/UNIT centi-men.
 pub const UNIT: i32 = 8;
 /// Version of the file format.
-const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 2;
+/// The dense terms of layout 1 (the first ones of [`Dense`]).
+const DENSE_V1: usize = 7;
 const MAGIC: &[u8; 4] = b"KDVW";
 
 /// The whole-board terms, White's count minus Black's unless said.
@@ -68,10 +90,13 @@ pub enum Dense {
     Tempo,
     /// +1 when White is to move, -1 when Black is.
     SideToMove,
+    /// 1 when the side has at least one king (the first king is worth more
+    /// than the next ones).
+    HasKing,
 }
 
 /// Number of dense terms.
-pub const DENSE: usize = 7;
+pub const DENSE: usize = 8;
 /// Names of the dense terms, in order, for reports.
 pub const DENSE_NAMES: [&str; DENSE] = [
     "men",
@@ -81,62 +106,95 @@ pub const DENSE_NAMES: [&str; DENSE] = [
     "long-diagonal-kings",
     "tempo",
     "side-to-move",
+    "has-king",
 ];
 
 /// The windows of a geometry.
 #[derive(Debug)]
 pub struct Layout {
-    /// Bits of each window.
+    /// Bits of each small window.
     pub windows: Vec<Bitboard>,
-    /// For each window, the window it becomes on the board turned half a
-    /// turn.
+    /// For each small window, the window it becomes on the board turned
+    /// half a turn.
     pub rotated: Vec<usize>,
+    /// Bits of each big window.
+    pub big: Vec<Bitboard>,
+    /// For each big window, the big window it becomes on the turned board.
+    pub big_rotated: Vec<usize>,
     /// Highest bit index of a square (for turning the board).
     top_bit: u32,
+}
+
+/// The rectangles `w` files wide and `h` ranks high at files `files` and
+/// ranks `ranks` (rank by rank), each holding `squares` playable squares.
+fn rectangles<G: Geometry>(
+    (w, h): (usize, usize),
+    files: &[usize],
+    ranks: &[usize],
+    squares: usize,
+) -> Vec<Bitboard> {
+    let mut out = Vec::new();
+    for &r0 in ranks {
+        for &f0 in files {
+            let mut mask = 0;
+            for s in 0..G::NUM_SQUARES {
+                let (f, r) = G::coords(s);
+                if (f0..f0 + w).contains(&f) && (r0..r0 + h).contains(&r) {
+                    mask |= G::bit(s);
+                }
+            }
+            assert_eq!(mask.count_ones() as usize, squares);
+            out.push(mask);
+        }
+    }
+    out
 }
 
 impl Layout {
     /// Builds the windows of geometry `G`.
     pub fn new<G: Geometry>() -> Layout {
-        let (w, h) = if G::DIAGONAL { (4, 4) } else { (4, 2) };
-        let rank_step = if G::DIAGONAL { 2 } else { 1 };
-        let mut windows = Vec::new();
-        let mut r0 = 0;
-        while r0 + h <= G::HEIGHT {
-            let mut f0 = 0;
-            while f0 + w <= G::WIDTH {
-                let mut mask = 0;
-                for s in 0..G::NUM_SQUARES {
-                    let (f, r) = G::coords(s);
-                    if (f0..f0 + w).contains(&f) && (r0..r0 + h).contains(&r) {
-                        mask |= G::bit(s);
-                    }
-                }
-                assert_eq!(mask.count_ones() as usize, WINDOW_SQUARES);
-                windows.push(mask);
-                f0 += 2;
-            }
-            r0 += rank_step;
-        }
+        let steps = |from: usize, to: usize, step: usize| (from..=to).step_by(step).collect();
+        let (small_size, rank_step) = if G::DIAGONAL {
+            ((4, 4), 2)
+        } else {
+            ((4, 2), 1)
+        };
+        let small_files: Vec<usize> = steps(0, G::WIDTH - small_size.0, 2);
+        let small_ranks: Vec<usize> = steps(0, G::HEIGHT - small_size.1, rank_step);
+        let windows = rectangles::<G>(small_size, &small_files, &small_ranks, WINDOW_SQUARES);
+        let (big_size, big_files, big_ranks): ((usize, usize), &[usize], &[usize]) =
+            match (G::DIAGONAL, G::WIDTH) {
+                (true, 10) => ((6, 4), &[0, 4], &[0, 3, 6]),
+                (true, _) => ((6, 4), &[0, 2], &[0, 2, 4]),
+                _ => ((4, 3), &[0, 2, 4], &[1, 4]),
+            };
+        let big = rectangles::<G>(big_size, big_files, big_ranks, BIG_SQUARES);
         let top_bit = 63 - G::bit(G::NUM_SQUARES - 1).leading_zeros();
         let mut layout = Layout {
             windows,
             rotated: Vec::new(),
+            big,
+            big_rotated: Vec::new(),
             top_bit,
         };
-        layout.rotated = layout
-            .windows
+        layout.rotated = layout.rotations(&layout.windows);
+        layout.big_rotated = layout.rotations(&layout.big);
+        layout
+    }
+
+    /// For each of `masks`, the index of the one it becomes on the turned
+    /// board.
+    fn rotations(&self, masks: &[Bitboard]) -> Vec<usize> {
+        masks
             .iter()
             .map(|&m| {
-                let r = layout.rotate(m);
-                layout
-                    .windows
+                let r = self.rotate(m);
+                masks
                     .iter()
                     .position(|&x| x == r)
                     .expect("the windows are symmetric under a half turn")
             })
-            .collect();
-        layout
+            .collect()
     }
 
     /// The board turned half a turn (square `s` goes to `N - 1 - s`).
@@ -145,14 +203,20 @@ impl Layout {
         b.reverse_bits() >> (63 - self.top_bit)
     }
 
-    /// Number of features (windows' entries, then dense terms).
+    /// Number of features (small windows' entries, big windows' entries,
+    /// then dense terms).
     pub fn features(&self) -> usize {
-        self.windows.len() * ENTRIES + DENSE
+        self.dense_base() + DENSE
+    }
+
+    /// Index of the first big window's first entry.
+    pub fn big_base(&self) -> usize {
+        self.windows.len() * ENTRIES
     }
 
     /// Index of the first dense feature.
     pub fn dense_base(&self) -> usize {
-        self.windows.len() * ENTRIES
+        self.big_base() + self.big.len() * BIG_ENTRIES
     }
 }
 
@@ -170,19 +234,24 @@ pub fn layout<G: Geometry>() -> &'static Layout {
 }
 
 /// Base 3 value of each 8-bit set, one digit per bit.
-const BASE3: [u16; 256] = base3_table(false);
+static BASE3: [u32; 256] = base3_table(false);
 /// The same with the bits read in reverse order.
-const BASE3_REV: [u16; 256] = base3_table(true);
+static BASE3_REV: [u32; 256] = base3_table(true);
+/// Base 3 value of each 12-bit set, one digit per bit.
+static BASE3_12: [u32; 4096] = base3_table(false);
+/// The same with the bits read in reverse order.
+static BASE3_12_REV: [u32; 4096] = base3_table(true);
 
-const fn base3_table(reverse: bool) -> [u16; 256] {
-    let mut t = [0u16; 256];
+/// The base 3 value of every set of `log2(N)` bits, one digit per bit
+/// (lowest bit first, or highest first when `reverse`).
+const fn base3_table<const N: usize>(reverse: bool) -> [u32; N] {
+    let bits = N.trailing_zeros() as usize;
+    let mut t = [0u32; N];
     let mut x = 0;
-    while x < 256 {
-        let mut v = 0u16;
-        let mut p = 1u16;
-        let mut k = 0;
-        while k < 8 {
-            let bit = if reverse { 7 - k } else { k };
+    while x < N {
+        let (mut v, mut p, mut k) = (0u32, 1u32, 0);
+        while k < bits {
+            let bit = if reverse { bits - 1 - k } else { k };
             if x >> bit & 1 == 1 {
                 v += p;
             }
@@ -225,6 +294,38 @@ fn entries(white8: usize, black8: usize) -> (usize, usize) {
     )
 }
 
+/// The same for a big window's contents.
+#[inline(always)]
+fn big_entries(white12: usize, black12: usize) -> (usize, usize) {
+    (
+        BASE3_12[white12] as usize + 2 * BASE3_12[black12] as usize,
+        BASE3_12_REV[black12] as usize + 2 * BASE3_12_REV[white12] as usize,
+    )
+}
+
+/// Adds to `sum` the (opening, endgame) weights of windows `masks` of
+/// `table` (`SIZE` entries a window) for White's men `wm` and Black's
+/// `bm`: White's reading of each window, less Black's reading of it on the
+/// turned board, which is window `rotated[w]` there; `index` gives both.
+#[inline(always)]
+fn window_sum<const SIZE: usize>(
+    wm: Bitboard,
+    bm: Bitboard,
+    masks: &[Bitboard],
+    rotated: &[usize],
+    table: &[[i16; 2]],
+    index: fn(usize, usize) -> (usize, usize),
+    sum: &mut [i32; 2],
+) {
+    for (w, (&mask, &rot)) in masks.iter().zip(rotated).enumerate() {
+        let (iw, ib) = index(extract(wm, mask), extract(bm, mask));
+        let a = table[w * SIZE + iw];
+        let b = table[rot * SIZE + ib];
+        sum[0] += a[0] as i32 - b[0] as i32;
+        sum[1] += a[1] as i32 - b[1] as i32;
+    }
+}
+
 /// Phase of `pos`: 0 with all men on the board, 256 with none.
 #[inline(always)]
 pub fn phase<R: Rules>(pos: &Position<R>) -> i32 {
@@ -243,6 +344,7 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
         let kings = pos.kings_of(c);
         d[Dense::Men as usize] += sign * men.count_ones() as i32;
         d[Dense::Kings as usize] += sign * kings.count_ones() as i32;
+        d[Dense::HasKing as usize] += sign * (kings != 0) as i32;
         if kings != 0 {
             d[Dense::KingMobility as usize] += sign * super::king_mobility::<R>(kings, empty);
             d[Dense::LongDiagonalKings as usize] +=
@@ -297,6 +399,15 @@ pub fn features<R: Rules>(pos: &Position<R>, out: &mut Vec<(u32, f32)>) {
         out.push(((w * ENTRIES + iw) as u32, 1.0));
         out.push(((layout.rotated[w] * ENTRIES + ib) as u32, -1.0));
     }
+    let big = layout.big_base();
+    for (w, &mask) in layout.big.iter().enumerate() {
+        let (iw, ib) = big_entries(extract(wm, mask), extract(bm, mask));
+        out.push(((big + w * BIG_ENTRIES + iw) as u32, 1.0));
+        out.push((
+            (big + layout.big_rotated[w] * BIG_ENTRIES + ib) as u32,
+            -1.0,
+        ));
+    }
     let base = layout.dense_base();
     for (k, &v) in dense_terms(pos).iter().enumerate() {
         if v != 0 {
@@ -313,9 +424,13 @@ pub fn features<R: Rules>(pos: &Position<R>, out: &mut Vec<(u32, f32)>) {
 /// Fitted weights of one variant.
 #[derive(Clone, Debug)]
 pub struct Learned {
-    /// (opening, endgame) weight of each window entry, window by window,
-    /// in 1/UNIT centi-men.
+    /// (opening, endgame) weight of each window entry, window by window
+    /// (the small windows, then the big ones), in 1/UNIT centi-men.
     windows: Vec<[i16; 2]>,
+    /// Whether any big window entry is not zero (else they are skipped).
+    big_active: bool,
+    /// Small and big window counts of the layout.
+    shape: (usize, usize),
     /// (opening, endgame) weights of the dense terms.
     dense: [[i16; 2]; DENSE],
     /// The sigmoid scale the weights were fitted with, in centi-men.
@@ -344,7 +459,7 @@ impl Learned {
             ));
         }
         let q = |x: f32| (x * UNIT as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let windows = weights[..layout.dense_base()]
+        let windows: Vec<[i16; 2]> = weights[..layout.dense_base()]
             .iter()
             .map(|p| [q(p[0]), q(p[1])])
             .collect();
@@ -353,6 +468,8 @@ impl Learned {
             *d = [q(p[0]), q(p[1])];
         }
         Ok(Learned {
+            big_active: big_active(&windows, layout),
+            shape: (layout.windows.len(), layout.big.len()),
             windows,
             dense,
             scale,
@@ -377,19 +494,29 @@ impl Learned {
         let layout = layout::<R::Geo>();
         let wm = pos.men(Color::White);
         let bm = pos.men(Color::Black);
-        let (mut open, mut end) = (0i32, 0i32);
-        for ((&mask, &rot), table) in layout
-            .windows
-            .iter()
-            .zip(&layout.rotated)
-            .zip(self.windows.chunks_exact(ENTRIES))
-        {
-            let (iw, ib) = entries(extract(wm, mask), extract(bm, mask));
-            let a = table[iw];
-            let b = self.windows[rot * ENTRIES + ib];
-            open += a[0] as i32 - b[0] as i32;
-            end += a[1] as i32 - b[1] as i32;
+        let (small, big) = self.windows.split_at(layout.big_base());
+        let mut sum = [0i32; 2];
+        window_sum::<ENTRIES>(
+            wm,
+            bm,
+            &layout.windows,
+            &layout.rotated,
+            small,
+            entries,
+            &mut sum,
+        );
+        if self.big_active {
+            window_sum::<BIG_ENTRIES>(
+                wm,
+                bm,
+                &layout.big,
+                &layout.big_rotated,
+                big,
+                big_entries,
+                &mut sum,
+            );
         }
+        let [mut open, mut end] = sum;
         let d = dense_terms(pos);
         for (k, (&v, w)) in d.iter().zip(&self.dense).enumerate() {
             if k == Dense::Tempo as usize {
@@ -405,22 +532,41 @@ impl Learned {
         (open * (256 - p) + end * p) / (256 * UNIT)
     }
 
-    /// The weights file's bytes.
+    /// The weights file's bytes (format 2: only the pairs that are not
+    /// zero are stored).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(64 + 4 * (self.windows.len() + DENSE));
+        let (small, big) = self.shape;
+        let mut b = Vec::with_capacity(1 << 16);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         b.extend_from_slice(&LAYOUT_VERSION.to_le_bytes());
         b.push(self.variant.len() as u8);
         b.extend_from_slice(self.variant.as_bytes());
-        b.extend_from_slice(&((self.windows.len() / ENTRIES) as u32).to_le_bytes());
-        b.extend_from_slice(&(ENTRIES as u32).to_le_bytes());
-        b.extend_from_slice(&(DENSE as u32).to_le_bytes());
+        for n in [small, ENTRIES, big, BIG_ENTRIES, DENSE] {
+            b.extend_from_slice(&(n as u32).to_le_bytes());
+        }
         b.extend_from_slice(&self.scale.to_le_bytes());
         let desc = &self.description.as_bytes()[..self.description.len().min(u16::MAX as usize)];
         b.extend_from_slice(&(desc.len() as u16).to_le_bytes());
         b.extend_from_slice(desc);
-        for p in self.windows.iter().chain(self.dense.iter()) {
+        let all = || self.windows.iter().chain(self.dense.iter());
+        let stored = all().filter(|p| **p != [0, 0]).count();
+        b.extend_from_slice(&(stored as u32).to_le_bytes());
+        let mut gap = 0u64;
+        for p in all() {
+            if *p == [0, 0] {
+                gap += 1;
+                continue;
+            }
+            loop {
+                let byte = (gap & 0x7f) as u8;
+                gap >>= 7;
+                if gap == 0 {
+                    b.push(byte);
+                    break;
+                }
+                b.push(byte | 0x80);
+            }
             b.extend_from_slice(&p[0].to_le_bytes());
             b.extend_from_slice(&p[1].to_le_bytes());
         }
@@ -430,7 +576,9 @@ impl Learned {
     }
 
     /// Reads a weights file for variant `R`; any mismatch (magic, versions,
-    /// variant, sizes, length, checksum) is an error saying which.
+    /// variant, sizes, length, checksum) is an error saying which. A file
+    /// of format 1 (layout 1) reads into this layout with the big windows
+    /// and the later dense terms at zero.
     pub fn from_bytes<R: Rules>(bytes: &[u8]) -> Result<Learned, String> {
         let layout = layout::<R::Geo>();
         if bytes.len() < 8 {
@@ -442,15 +590,16 @@ impl Learned {
             return Err("weights file: not a kondavo weights file (bad magic)".into());
         }
         let format = r.u32()?;
-        if format != FORMAT_VERSION {
+        if format != 1 && format != FORMAT_VERSION {
             return Err(format!(
-                "weights file: format version {format}, this build reads {FORMAT_VERSION}"
+                "weights file: format version {format}, this build reads 1 and {FORMAT_VERSION}"
             ));
         }
         let lv = r.u32()?;
-        if lv != LAYOUT_VERSION {
+        if lv != format {
             return Err(format!(
-                "weights file: feature layout version {lv}, this build has {LAYOUT_VERSION}"
+                "weights file: feature layout version {lv} in a file of format {format}, \
+                 which holds layout {format}"
             ));
         }
         let n = r.take(1)?[0] as usize;
@@ -461,19 +610,85 @@ impl Learned {
                 R::NAME
             ));
         }
-        let (windows, entries, dense) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
-        if windows != layout.windows.len() || entries != ENTRIES || dense != DENSE {
-            return Err(format!(
-                "weights file: {windows} windows x {entries} entries + {dense} terms, \
-                 this build has {} x {ENTRIES} + {DENSE}",
-                layout.windows.len()
-            ));
-        }
+        let (small, big, dense) = if format == 1 {
+            let (windows, entries, dense) =
+                (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
+            if windows != layout.windows.len() || entries != ENTRIES || dense != DENSE_V1 {
+                return Err(format!(
+                    "weights file: {windows} windows x {entries} entries + {dense} terms, \
+                     layout 1 has {} x {ENTRIES} + {DENSE_V1}",
+                    layout.windows.len()
+                ));
+            }
+            (windows, 0, dense)
+        } else {
+            let sizes = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?].map(|x| x as usize);
+            let ours = [
+                layout.windows.len(),
+                ENTRIES,
+                layout.big.len(),
+                BIG_ENTRIES,
+                DENSE,
+            ];
+            if sizes != ours {
+                return Err(format!(
+                    "weights file: {} small windows x {} entries, {} big x {} + {} terms; \
+                     this build has {} x {} , {} x {} + {}",
+                    sizes[0],
+                    sizes[1],
+                    sizes[2],
+                    sizes[3],
+                    sizes[4],
+                    ours[0],
+                    ours[1],
+                    ours[2],
+                    ours[3],
+                    ours[4]
+                ));
+            }
+            (sizes[0], sizes[2], sizes[4])
+        };
         let scale = f32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
         let dl = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes")) as usize;
         let description = String::from_utf8_lossy(r.take(dl)?).into_owned();
-        let count = layout.features();
-        let data = r.take(4 * count)?;
+        // The pairs in the file's own feature order.
+        let count = small * ENTRIES + big * BIG_ENTRIES + dense;
+        let mut pairs = vec![[0i16; 2]; count];
+        let pair = |c: &[u8]| {
+            [
+                i16::from_le_bytes([c[0], c[1]]),
+                i16::from_le_bytes([c[2], c[3]]),
+            ]
+        };
+        if format == 1 {
+            for (p, c) in pairs.iter_mut().zip(r.take(4 * count)?.chunks_exact(4)) {
+                *p = pair(c);
+            }
+        } else {
+            let stored = r.u32()? as usize;
+            let mut at = 0usize;
+            for _ in 0..stored {
+                let mut gap = 0usize;
+                let mut shift = 0;
+                loop {
+                    let byte = r.take(1)?[0];
+                    gap |= ((byte & 0x7f) as usize) << shift;
+                    shift += 7;
+                    if byte & 0x80 == 0 {
+                        break;
+                    }
+                    if shift > 28 {
+                        return Err("weights file: bad gap".into());
+                    }
+                }
+                at += gap;
+                if at >= count {
+                    return Err("weights file: more weights than the layout holds".into());
+                }
+                pairs[at] = pair(r.take(4)?);
+                at += 1;
+            }
+        }
         if r.at != body.len() {
             return Err(format!(
                 "weights file: {} bytes after the weights",
@@ -486,25 +701,26 @@ impl Learned {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(format!("weights file: bad scale {scale}"));
         }
-        let pairs: Vec<[i16; 2]> = data
-            .chunks_exact(4)
-            .map(|c| {
-                [
-                    i16::from_le_bytes([c[0], c[1]]),
-                    i16::from_le_bytes([c[2], c[3]]),
-                ]
-            })
-            .collect();
+        let mut windows = vec![[0i16; 2]; layout.dense_base()];
+        let window_pairs = small * ENTRIES + big * BIG_ENTRIES;
+        windows[..window_pairs].copy_from_slice(&pairs[..window_pairs]);
         let mut d = [[0; 2]; DENSE];
-        d.copy_from_slice(&pairs[layout.dense_base()..]);
+        d[..dense].copy_from_slice(&pairs[window_pairs..]);
         Ok(Learned {
-            windows: pairs[..layout.dense_base()].to_vec(),
+            big_active: big_active(&windows, layout),
+            shape: (layout.windows.len(), layout.big.len()),
+            windows,
             dense: d,
             scale,
             description,
             variant,
         })
     }
+}
+
+/// Whether any big window entry of `windows` is not zero.
+fn big_active(windows: &[[i16; 2]], layout: &Layout) -> bool {
+    windows[layout.big_base()..].iter().any(|p| *p != [0, 0])
 }
 
 /// The sigmoid scale of a fresh start, in centi-men: the trainer's own
