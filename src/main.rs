@@ -447,6 +447,15 @@ struct TrainArgs {
     /// units.
     #[arg(long, default_value_t = 100.0)]
     man: f32,
+    /// Fit the big windows (off: they stay at zero, so the weights score
+    /// as layout 1 did and the search skips them).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    big_windows: bool,
+    /// A big window entry seen in fewer training positions than this
+    /// stays at zero (too rare to learn; with every entry fitted the
+    /// weights lost 155 Elo, see docs/learning.md). 0: fit every entry.
+    #[arg(long, default_value_t = 500)]
+    big_min_count: u32,
 }
 
 /// The opening book of `search` and `dxp`.
@@ -1155,6 +1164,8 @@ fn run_train(a: TrainArgs) -> Result<(), String> {
             },
             note: a.note.clone(),
             man: (a.man > 0.0).then_some(a.man),
+            big_windows: a.big_windows,
+            big_min_count: a.big_min_count,
         };
         tools::train::run_train::<R>(&opts, &mut |l| out(l)).map(|_| ())
     })

@@ -642,3 +642,47 @@ fn format_one_weights_files_still_read() {
         .unwrap_err()
         .contains("layout"));
 }
+
+/// `train` fits the big windows, keeps the rare entries at zero when told,
+/// and leaves every big window at zero with `--big-windows off`.
+#[test]
+fn train_keeps_rare_or_all_big_window_entries_at_zero_when_told() {
+    use kondavo::tools::train::{run_train, TrainOptions};
+    let dir = std::env::temp_dir().join(format!("kondavo-bigwin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("g.kdsp").to_string_lossy().into_owned();
+    run_selfplay::<English>(&opts(&data, 8), &mut |_| {}).unwrap();
+    let lay = layout::<<English as Rules>::Geo>();
+    let big_nonzero = |min: u32, on: bool| {
+        let o = TrainOptions {
+            data: vec![data.clone()],
+            out: dir
+                .join(format!("w{min}{on}.kdw"))
+                .to_string_lossy()
+                .into_owned(),
+            init: None,
+            valid: 0.25,
+            scale: Some(100.0),
+            fit: FitOptions {
+                epochs: 2,
+                ..FitOptions::default()
+            },
+            note: String::new(),
+            man: None,
+            big_windows: on,
+            big_min_count: min,
+        };
+        let l = run_train::<English>(&o, &mut |_| {}).unwrap();
+        l.to_float()[lay.big_base()..lay.dense_base()]
+            .iter()
+            .filter(|p| p[0] != 0.0 || p[1] != 0.0)
+            .count()
+    };
+    let all = big_nonzero(0, true);
+    let common = big_nonzero(20, true);
+    assert!(all > 0, "every entry fitted: {all} non-zero");
+    assert!(common < all, "seen 20 times or more: {common} of {all}");
+    assert_eq!(big_nonzero(u32::MAX, true), 0);
+    assert_eq!(big_nonzero(0, false), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}

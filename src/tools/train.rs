@@ -363,6 +363,12 @@ pub struct TrainOptions {
     /// in the opening is worth this many centi-men: the search's margins
     /// are set in those units. The order of positions does not change.
     pub man: Option<f32>,
+    /// Fit the big windows too (else they stay at zero, as in layout 1).
+    pub big_windows: bool,
+    /// A big window entry seen in fewer training positions than this
+    /// stays at zero: too rare to be learned, its weight would be noise
+    /// that the search then chases.
+    pub big_min_count: u32,
 }
 
 /// Loads the data, fits, writes the weights file; `out` gets the report.
@@ -439,9 +445,38 @@ pub fn run_train<R: Evaluate>(
     }
 
     let lambda = opts.fit.lambda;
+    let lay = layout::<R::Geo>();
+    let big = lay.big_base() as u32..lay.dense_base() as u32;
+    // How many training positions show each big window entry.
+    let mut seen = vec![0u32; big.len()];
+    if opts.big_windows && opts.big_min_count > 0 {
+        let mut f = Vec::new();
+        for &i in &train {
+            features(&samples[i].pos, &mut f);
+            for &(k, _) in &f {
+                if big.contains(&k) {
+                    let c = &mut seen[(k - big.start) as usize];
+                    *c = c.saturating_add(1);
+                }
+            }
+        }
+        let kept = seen.iter().filter(|&&c| c >= opts.big_min_count).count();
+        out(format!(
+            "info big window entries seen at least {} times: {kept} of {}",
+            opts.big_min_count,
+            seen.len()
+        ));
+    }
     let get = |i: usize, f: &mut Vec<(u32, f32)>| -> Example {
         let s = &samples[i];
         features(&s.pos, f);
+        if !opts.big_windows {
+            f.retain(|(k, _)| !big.contains(k));
+        } else if opts.big_min_count > 0 {
+            f.retain(|(k, _)| {
+                !big.contains(k) || seen[(k - big.start) as usize] >= opts.big_min_count
+            });
+        }
         let result = s.result as f32 / 2.0;
         let target = if s.score == NO_SCORE || lambda == 0.0 {
             result
@@ -458,7 +493,6 @@ pub fn run_train<R: Evaluate>(
             target,
         }
     };
-    let lay = layout::<R::Geo>();
     let base = lay.dense_base();
     // The material counts' weights (no L2; the man sets the units).
     let (men, kings) = (base + Dense::Men as usize, base + Dense::Kings as usize);
@@ -468,10 +502,13 @@ pub fn run_train<R: Evaluate>(
         get: &get,
         unpenalised: men..kings + 1,
     };
-    let init = match &opts.init {
+    let mut init = match &opts.init {
         Some(l) => l.to_float(),
         None => starting::<R>(&R::START).to_float(),
     };
+    if !opts.big_windows {
+        init[lay.big_base()..lay.dense_base()].fill([0.0; 2]);
+    }
     let mut fit_opts = opts.fit.clone();
     fit_opts.scale = scale;
     out(format!(
