@@ -491,13 +491,22 @@ test('PDN import and stepping through it with the keyboard', async () => {
 test('analysis: multi-PV lines, evaluation graph, PDN export with scores', async () => {
   const page = await newPage('#analysis');
   await page.selectOption('#an-variant', 'english');
+  // The English board is drawn (24 men) before a square is clicked.
+  await page.waitForFunction(() => document.querySelectorAll('#an-board .piece').length === 24
+    && document.querySelectorAll('#an-board .sq[data-square]').length === 32);
   await page.click('#an-board');
+  const played = [];
   for (const m of ['11-15', '23-19', '8-11']) {
-    const pos = await api('POST', '/api/position', { variant: 'english', moves: (await page.$$eval('#an-moves .mv[data-ply]', (b) => b.map((x) => x.textContent))) });
+    const pos = await api('POST', '/api/position', { variant: 'english', moves: played });
     const entry = pos.legal.find((x) => x.text === m);
+    assert(entry, `${m} is not legal after ${played.join(' ')}`);
     await enterMove(page, '#an-board', entry);
+    played.push(m);
+    // The page has taken the move (and drawn the position after it) before the next one.
+    await page.waitForFunction((n) => document.querySelectorAll('#an-moves .mv[data-ply]').length === n, played.length);
+    await page.waitForFunction((t) => document.querySelector('#an-tomove').textContent.startsWith(t), played.length % 2 ? 'White' : 'Black');
   }
-  await page.waitForSelector('#an-moves .mv[data-ply="3"]');
+  assertEq(await page.$$eval('#an-moves .mv[data-ply]', (b) => b.map((x) => x.textContent)), played, 'the moves entered');
   await page.selectOption('#an-multipv', '3');
   await page.click('#an-go');
   await page.waitForFunction(() => document.querySelectorAll('#an-lines li').length === 3, null, { timeout: 30000 });
@@ -535,6 +544,10 @@ test('board editor and FEN', async () => {
   await page.check('#an-palette input[value="black"]');
   await page.click(sq('#an-board', '23'));
   await page.click('#an-edit-done');
+  // The editor draws the two pieces already: wait for the position the page
+  // loaded from them (the editor closed, the FEN field rewritten).
+  await page.waitForFunction(() => document.querySelector('#an-editor').hidden
+    && /K46/.test(document.querySelector('#an-fen').value));
   await page.waitForFunction(() => document.querySelectorAll('#an-board .piece').length === 2);
   const fen = await page.inputValue('#an-fen');
   const pos = await api('POST', '/api/position', { variant: 'international', fen });
