@@ -1136,6 +1136,11 @@ impl<R: Evaluate> Worker<R> {
         let timed_single_reply =
             self.root_moves.len() == 1 && self.tm.is_timed() && !job.limits.infinite;
         let mut last_score: Score = 0;
+        // Root stability for the clock: best move changes (halved every
+        // iteration) and the score of the iteration before.
+        let mut best_changes = 0.0f64;
+        let mut prev_best: Option<Move> = None;
+        let mut prev_score: Option<Score> = None;
         let mut depth = 1 + (self.id % 2) as i32;
         while depth <= max_depth {
             self.root_depth = depth;
@@ -1190,7 +1195,21 @@ impl<R: Evaluate> Worker<R> {
                 {
                     break;
                 }
-                if !self.pondering && self.tm.soft_expired() {
+                let share = if self.p.time_stability && complete {
+                    let best = self.root_moves[0].mv;
+                    best_changes *= 0.5;
+                    if prev_best.is_some_and(|m| m != best) {
+                        best_changes += 1.0;
+                    }
+                    let score = self.root_moves[0].score;
+                    let fall = prev_score.map_or(0, |p| p - score);
+                    prev_best = Some(best);
+                    prev_score = Some(score);
+                    time::stability_share_percent(best_changes, fall)
+                } else {
+                    100
+                };
+                if !self.pondering && self.tm.soft_expired_scaled(share) {
                     break;
                 }
                 // A proven result at this depth will not change.

@@ -6,8 +6,6 @@ use std::time::{Duration, Instant};
 pub const LATENCY_MARGIN: Duration = Duration::from_millis(30);
 /// Moves assumed left in the game when the clock says nothing.
 const DEFAULT_MOVES_TO_GO: u32 = 30;
-/// Share of the per-move budget after which no new iteration starts.
-const SOFT_SHARE_PERCENT: u32 = 60;
 /// A single move may use at most this many times its budget...
 const HARD_BUDGETS: u32 = 4;
 /// ...and never more than this share of the remaining clock.
@@ -100,7 +98,7 @@ impl TimeManager {
             let h = (budget * HARD_BUDGETS)
                 .min(cap)
                 .max(Duration::from_millis(1));
-            let s = (budget * SOFT_SHARE_PERCENT / 100).min(h);
+            let s = (budget * super::tune::params().time_soft_percent / 100).min(h);
             soft = Some(soft.map_or(s, |x: Duration| x.min(s)));
             hard = Some(hard.map_or(h, |x: Duration| x.min(h)));
         }
@@ -128,6 +126,17 @@ impl TimeManager {
         self.soft.is_some_and(|s| self.elapsed() >= s)
     }
 
+    /// Whether a new iteration should not start, with the time before
+    /// [`Self::soft_expired`] scaled to `percent` % (never past the hard
+    /// limit).
+    pub fn soft_expired_scaled(&self, percent: u32) -> bool {
+        match (self.soft, self.hard) {
+            (Some(s), Some(h)) => self.elapsed() >= (s * percent / 100).min(h),
+            (Some(s), None) => self.elapsed() >= s * percent / 100,
+            _ => false,
+        }
+    }
+
     /// Whether `percent` % of the time before [`Self::soft_expired`] has
     /// passed (false without a clock).
     pub fn soft_share_expired(&self, percent: u32) -> bool {
@@ -141,9 +150,34 @@ impl TimeManager {
     }
 }
 
+/// The share (percent) of the soft time limit to use before the next
+/// iteration, from the root's stability (`time-stability`): 70 % once the
+/// best move has held for a few iterations, up to 250 % while it changes
+/// (`changes`: changes so far, each halved per iteration since) or the
+/// score falls (`fall`: centi-men lost since the iteration before).
+pub fn stability_share_percent(changes: f64, fall: i32) -> u32 {
+    let unstable = 0.7 + changes;
+    let falling = (1.0 + f64::from(fall.clamp(-20, 40)) / 40.0).clamp(0.8, 2.0);
+    ((unstable * falling).clamp(0.5, 2.5) * 100.0) as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stability_scales_the_soft_limit() {
+        // Settled: less time; a changed best move or a falling score: more.
+        assert_eq!(stability_share_percent(0.0, 0), 70);
+        assert!(stability_share_percent(1.0, 0) > 150);
+        assert!(stability_share_percent(0.0, 30) > 100);
+        assert!(stability_share_percent(0.0, -30) < 70);
+        assert_eq!(stability_share_percent(5.0, 100), 250);
+        let now = Instant::now();
+        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
+        assert!(tm.soft_expired_scaled(0));
+        assert!(!tm.soft_expired_scaled(250));
+    }
 
     #[test]
     fn clock_budget_stays_within_the_clock() {

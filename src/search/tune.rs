@@ -64,6 +64,13 @@ pub struct Params {
     /// move from the table is searched one ply shallower (`iir-depth`; 0:
     /// never).
     pub iir_depth: i32,
+    /// With a clock, no new iteration starts after this percentage of the
+    /// move's budget (`time-soft`)...
+    pub time_soft_percent: u32,
+    /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
+    /// time while the best move changes from one iteration to the next or
+    /// the score falls, less once both have settled.
+    pub time_stability: bool,
 }
 
 /// The parameters the engine plays with.
@@ -85,10 +92,12 @@ pub const DEFAULT: Params = Params {
     futility_margin: 30,
     lmr_bad_history: false,
     iir_depth: 0,
+    time_soft_percent: 60,
+    time_stability: false,
 };
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 19] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -106,6 +115,8 @@ pub const NAMES: [&str; 17] = [
     "futility-margin",
     "lmr-bad-history",
     "iir-depth",
+    "time-soft",
+    "time-stability",
 ];
 
 impl Params {
@@ -140,6 +151,8 @@ impl Params {
                 "futility-margin" => p.futility_margin = v as Score,
                 "lmr-bad-history" => p.lmr_bad_history = v != 0,
                 "iir-depth" => p.iir_depth = v as i32,
+                "time-soft" => p.time_soft_percent = v.clamp(10, 400) as u32,
+                "time-stability" => p.time_stability = v != 0,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
