@@ -1209,7 +1209,7 @@ impl<R: Evaluate> Worker<R> {
                 } else {
                     100
                 };
-                if !self.pondering && self.tm.soft_expired_scaled(share) {
+                if !self.pondering && self.tm.soft_share_expired(share) {
                     break;
                 }
                 // A proven result at this depth will not change.

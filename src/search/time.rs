@@ -121,27 +121,14 @@ impl TimeManager {
         self.hard.is_some_and(|h| self.elapsed() >= h)
     }
 
-    /// Whether a new iteration should not start.
-    pub fn soft_expired(&self) -> bool {
-        self.soft.is_some_and(|s| self.elapsed() >= s)
-    }
-
-    /// Whether a new iteration should not start, with the time before
-    /// [`Self::soft_expired`] scaled to `percent` % (never past the hard
-    /// limit).
-    pub fn soft_expired_scaled(&self, percent: u32) -> bool {
+    /// Whether `percent` % of the soft limit (the time after which no new
+    /// iteration starts) has passed, never later than the hard limit
+    /// (false without a clock).
+    pub fn soft_share_expired(&self, percent: u32) -> bool {
         match (self.soft, self.hard) {
             (Some(s), Some(h)) => self.elapsed() >= (s * percent / 100).min(h),
-            (Some(s), None) => self.elapsed() >= s * percent / 100,
             _ => false,
         }
-    }
-
-    /// Whether `percent` % of the time before [`Self::soft_expired`] has
-    /// passed (false without a clock).
-    pub fn soft_share_expired(&self, percent: u32) -> bool {
-        self.soft
-            .is_some_and(|s| self.elapsed() >= s * percent / 100)
     }
 
     /// True when time bounds the search at all.
@@ -175,8 +162,8 @@ mod tests {
         assert_eq!(stability_share_percent(5.0, 100), 250);
         let now = Instant::now();
         let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
-        assert!(tm.soft_expired_scaled(0));
-        assert!(!tm.soft_expired_scaled(250));
+        assert!(tm.soft_share_expired(0));
+        assert!(!tm.soft_share_expired(250));
     }
 
     #[test]
