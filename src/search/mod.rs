@@ -1084,7 +1084,7 @@ impl<R: Evaluate> Worker<R> {
         self.egdb = R::egdb().get();
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
         self.local_egdb_hits = 0;
-        self.p = *tune::params();
+        self.p = tune::params_for(R::NAME);
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start);
         self.pondering = job.ponder;

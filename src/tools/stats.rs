@@ -102,8 +102,8 @@ impl Score {
         (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / n as f64
     }
 
-    /// The counts (as floats) that [`Score::elo`], [`Score::elo_error95`]
-    /// and [`Sprt::llr`] work on: the observed ones when at least two kinds
+    /// The counts (as floats) that [`Score::elo`] and [`Score::elo_error95`]
+    /// work on: the observed ones when at least two kinds
     /// of result occurred; otherwise the observed variance of the score is
     /// zero (and a 0% or 100% score has infinite Elo), so virtual games are
     /// added: one draw when A won every game or lost every game, one win and
@@ -122,6 +122,30 @@ impl Score {
         if u64::from(self.wins) == n || u64::from(self.losses) == n {
             Some((w, d + 1.0, l))
         } else if u64::from(self.draws) == n {
+            Some((w + 1.0, d, l + 1.0))
+        } else {
+            Some((w, d, l))
+        }
+    }
+
+    /// The counts (as floats) that [`Sprt::llr`] works on: the observed
+    /// ones when A both won and lost a game; otherwise one virtual win and
+    /// one virtual loss are added. Without a win or without a loss the
+    /// observed variance of the score understates the true one, badly so in
+    /// a drawish game: 1 win and 14 draws have a variance of 0.016 a game,
+    /// which let SPRT(30,80) accept H0 after 15 games although A had lost
+    /// none; with the virtual games it is 0.043 and the test goes on.
+    /// `None` with no games.
+    fn sprt_counts(&self) -> Option<(f64, f64, f64)> {
+        if self.games() == 0 {
+            return None;
+        }
+        let (w, d, l) = (
+            f64::from(self.wins),
+            f64::from(self.draws),
+            f64::from(self.losses),
+        );
+        if self.wins == 0 || self.losses == 0 {
             Some((w + 1.0, d, l + 1.0))
         } else {
             Some((w, d, l))
@@ -376,19 +400,20 @@ impl Sprt {
     /// per-game variance of the score (`w (1-s)² + d (1/2-s)² + l s²` with
     /// frequencies `w, d, l`) and `n` the number of games.
     ///
-    /// When only one kind of result occurred, `var` is zero; the counts then
-    /// get the virtual games of [`Score::elo`] (a draw for a 100% or 0%
-    /// score, a win and a loss when every game was drawn), and `n` counts
-    /// them. (fishtest instead raises zero counts to 0.001, which makes `var`
-    /// so small that two straight wins would accept H1 and six straight
-    /// draws H0; with the virtual games, 14 straight wins, 14 straight
-    /// losses or 237 straight draws are needed for `0,5,0.05,0.05`.) No games gives 0.0;
-    /// so does a NaN `elo0` or `elo1`.
+    /// When A has no win or no loss yet, `var` is too small (zero when only
+    /// one kind of result occurred); the counts then get one virtual win and
+    /// one virtual loss ([`Score::sprt_counts`]), and `n` counts them.
+    /// (fishtest instead raises zero counts to 0.001, which makes `var` so
+    /// small that two straight wins would accept H1 and six straight draws
+    /// H0; with the virtual games, 28 straight wins, 28 straight losses or
+    /// 237 straight draws are needed for `0,5,0.05,0.05`, and 1 win with 14
+    /// draws no longer accepts H0 of `30,80,0.05,0.05`.) No games gives
+    /// 0.0; so does a NaN `elo0` or `elo1`.
     pub fn llr(&self, score: &Score) -> f64 {
         if self.elo0.is_nan() || self.elo1.is_nan() {
             return 0.0;
         }
-        let Some((w, d, l)) = score.regularized() else {
+        let Some((w, d, l)) = score.sprt_counts() else {
             return 0.0;
         };
         let n = w + d + l;
@@ -1244,22 +1269,41 @@ mod tests {
     #[test]
     fn sprt_streaks_need_enough_games() {
         // Straight wins, draws or losses stop the test only after a sensible
-        // number of games (see Sprt::llr): 14 wins, 237 draws, 14 losses.
+        // number of games (see Sprt::llr): 28 wins, 237 draws, 28 losses.
         let sprt = sprt05();
-        assert_eq!(sprt.status(&Score::new(13, 0, 0)), SprtStatus::Continue);
-        assert_eq!(sprt.status(&Score::new(14, 0, 0)), SprtStatus::AcceptH1);
-        assert_eq!(sprt.status(&Score::new(0, 0, 13)), SprtStatus::Continue);
-        assert_eq!(sprt.status(&Score::new(0, 0, 14)), SprtStatus::AcceptH0);
+        assert_eq!(sprt.status(&Score::new(27, 0, 0)), SprtStatus::Continue);
+        assert_eq!(sprt.status(&Score::new(28, 0, 0)), SprtStatus::AcceptH1);
+        assert_eq!(sprt.status(&Score::new(0, 0, 27)), SprtStatus::Continue);
+        assert_eq!(sprt.status(&Score::new(0, 0, 28)), SprtStatus::AcceptH0);
         assert_eq!(sprt.status(&Score::new(0, 236, 0)), SprtStatus::Continue);
         assert_eq!(sprt.status(&Score::new(0, 237, 0)), SprtStatus::AcceptH0);
-        // A 100% score counts as if one game had been drawn.
-        assert_close!(sprt.llr(&Score::new(13, 0, 0)), 2.798_617_462_718_136, 1e-9);
+        // Without a loss, one virtual win and one virtual loss are counted.
+        assert_close!(sprt.llr(&Score::new(13, 0, 0)), 0.745_389_033_795_553_4, 1e-9);
         assert_close!(
             sprt.llr(&Score::new(13, 0, 0)),
-            sprt.llr(&Score::new(13, 1, 0)),
+            sprt.llr(&Score::new(14, 0, 1)),
             0.0
         );
         assert!(sprt.llr(&Score::new(1, 0, 0)) > 0.0 && sprt.llr(&Score::new(1, 0, 0)) < 0.1);
+        // A drawish match with no loss yet goes on: 1 win and 14 draws
+        // against SPRT(30, 80) (once accepted H0 with llr -3.02).
+        let wide: Sprt = "30,80,0.05,0.05".parse().unwrap();
+        assert_close!(wide.llr(&Score::new(1, 14, 0)), -1.340_941_118_318_871, 1e-9);
+        assert_eq!(wide.status(&Score::new(1, 14, 0)), SprtStatus::Continue);
+        // Once A has both won and lost, the observed counts are used.
+        assert_close!(
+            wide.llr(&Score::new(3, 14, 1)),
+            {
+                let (s0, s1) = (score_from_elo(30.0), score_from_elo(80.0));
+                let s = 10.0 / 18.0;
+                let var = (3.0 * (1.0 - s) * (1.0 - s)
+                    + 14.0 * (0.5 - s) * (0.5 - s)
+                    + s * s)
+                    / 18.0;
+                18.0 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+            },
+            1e-12
+        );
     }
 
     #[test]
