@@ -1278,7 +1278,11 @@ mod tests {
         assert_eq!(sprt.status(&Score::new(0, 236, 0)), SprtStatus::Continue);
         assert_eq!(sprt.status(&Score::new(0, 237, 0)), SprtStatus::AcceptH0);
         // Without a loss, one virtual win and one virtual loss are counted.
-        assert_close!(sprt.llr(&Score::new(13, 0, 0)), 0.745_389_033_795_553_4, 1e-9);
+        assert_close!(
+            sprt.llr(&Score::new(13, 0, 0)),
+            0.745_389_033_795_553_4,
+            1e-9
+        );
         assert_close!(
             sprt.llr(&Score::new(13, 0, 0)),
             sprt.llr(&Score::new(14, 0, 1)),
@@ -1288,7 +1292,11 @@ mod tests {
         // A drawish match with no loss yet goes on: 1 win and 14 draws
         // against SPRT(30, 80) (once accepted H0 with llr -3.02).
         let wide: Sprt = "30,80,0.05,0.05".parse().unwrap();
-        assert_close!(wide.llr(&Score::new(1, 14, 0)), -1.340_941_118_318_871, 1e-9);
+        assert_close!(
+            wide.llr(&Score::new(1, 14, 0)),
+            -1.340_941_118_318_871,
+            1e-9
+        );
         assert_eq!(wide.status(&Score::new(1, 14, 0)), SprtStatus::Continue);
         // Once A has both won and lost, the observed counts are used.
         assert_close!(
@@ -1296,10 +1304,8 @@ mod tests {
             {
                 let (s0, s1) = (score_from_elo(30.0), score_from_elo(80.0));
                 let s = 10.0 / 18.0;
-                let var = (3.0 * (1.0 - s) * (1.0 - s)
-                    + 14.0 * (0.5 - s) * (0.5 - s)
-                    + s * s)
-                    / 18.0;
+                let var =
+                    (3.0 * (1.0 - s) * (1.0 - s) + 14.0 * (0.5 - s) * (0.5 - s) + s * s) / 18.0;
                 18.0 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
             },
             1e-12
