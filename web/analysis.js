@@ -257,7 +257,18 @@ function onMessage(msg) {
       if (msg.kind !== 'analyse' || awaitingStart || !analysing) return;
       // A late line of a search replaced since.
       if (searchId !== null && msg.search !== undefined && msg.search !== searchId) return;
-      lines.set(msg.multipv || 1, msg);
+      {
+        // The lines of a new depth arrive one by one: a line of the depth
+        // before that starts with the same move is out of date (the move
+        // has changed rank), so it goes, and no two lines shown share a
+        // first move.
+        const key = msg.multipv || 1;
+        const first = (msg.pv || [])[0];
+        for (const [k, m] of lines) {
+          if (k !== key && m.depth < msg.depth && (m.pv || [])[0] === first) lines.delete(k);
+        }
+        lines.set(key, msg);
+      }
       $('an-info').textContent = `depth ${msg.depth} · ${msg.nps ? `${(msg.nps / 1e6).toFixed(1)} Mn/s` : ''}`;
       drawLines();
       break;

@@ -509,8 +509,11 @@ test('analysis: multi-PV lines, evaluation graph, PDN export with scores', async
   assertEq(await page.$$eval('#an-moves .mv[data-ply]', (b) => b.map((x) => x.textContent)), played, 'the moves entered');
   await page.selectOption('#an-multipv', '3');
   await page.click('#an-go');
-  await page.waitForFunction(() => document.querySelectorAll('#an-lines li').length === 3, null, { timeout: 30000 });
-  const lines = await page.$$eval('#an-lines li', (l) => l.map((x) => ({ score: x.querySelector('.l-score').textContent, pv: x.querySelector('.l-pv').textContent })));
+  // The three lines are read in one go, as the page shows them at one instant.
+  const lines = await (await page.waitForFunction(() => {
+    const l = [...document.querySelectorAll('#an-lines li')];
+    return l.length === 3 && l.map((x) => ({ score: x.querySelector('.l-score').textContent, pv: x.querySelector('.l-pv').textContent }));
+  }, null, { timeout: 30000 })).jsonValue();
   const pos = await api('POST', '/api/position', { variant: 'english', moves: ['11-15', '23-19', '8-11'] });
   const firsts = lines.map((l) => l.pv.split(' ')[0]);
   assertEq(new Set(firsts).size, 3, 'three different first moves');
