@@ -286,6 +286,11 @@ struct MatchArgs {
     /// SPRT state (with --sprt, over the games in order) and result.
     #[arg(long, num_args = 1.., value_name = "PDN", conflicts_with_all = ["a", "b", "engines", "shard", "resume", "pdn"])]
     merge: Vec<String>,
+    /// With --merge: count only games 1 to N, the complete prefix of a
+    /// match stopped by hand (later games and a game cut short at the end
+    /// of a file are left out).
+    #[arg(long, value_name = "N", requires = "merge", conflicts_with = "games", value_parser = at_least_one)]
+    first: Option<usize>,
     /// Engine A (see "Engines" below).
     #[arg(long)]
     a: Option<String>,
@@ -1011,6 +1016,7 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
             variant: a.variant,
             sprt,
             games: a.games,
+            first: a.first,
             gauntlet: a.gauntlet,
         };
         return tools::matchrun::merge_match(&opts, &mut |l| out(l));

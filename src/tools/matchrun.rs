@@ -1030,6 +1030,9 @@ pub struct MergeOptions {
     /// The match's `--games`, when given: the files must hold all its
     /// games.
     pub games: Option<usize>,
+    /// Count only games 1 to N (a match stopped by hand): later games and
+    /// a game cut short at the end of a file are left out.
+    pub first: Option<usize>,
     /// The match was a gauntlet (more than two engines).
     pub gauntlet: bool,
 }
@@ -1061,7 +1064,7 @@ pub fn merge_match(opts: &MergeOptions, out: &mut dyn FnMut(String)) -> Result<(
     for (f, path) in opts.files.iter().enumerate() {
         let bytes = std::fs::read(path).map_err(|e| format!("--merge: {path}: {e}"))?;
         let whole = whole_games(&bytes).map_err(|e| format!("--merge: {path}: {e}"))?;
-        if !bytes[whole.end..].iter().all(u8::is_ascii_whitespace) {
+        if opts.first.is_none() && !bytes[whole.end..].iter().all(u8::is_ascii_whitespace) {
             return Err(format!(
                 "--merge: {path} ends with a game cut short (game {} of the file): finish that shard with --resume first",
                 whole.games + 1
@@ -1083,6 +1086,9 @@ pub fn merge_match(opts: &MergeOptions, out: &mut dyn FnMut(String)) -> Result<(
                 .ok()
                 .filter(|&r| r >= 1)
                 .ok_or_else(|| format!("{at}: Round {:?} is not a game number", round_text))?;
+            if opts.first.is_some_and(|n| round > n) {
+                continue;
+            }
             let result = tag("Result")?;
             let winner = parse_result(&result)
                 .ok_or_else(|| format!("{at} (round {round}) has no result (Result {result:?})"))?;
@@ -1127,10 +1133,27 @@ fn merge_games<R: Rules>(
     if played == 0 {
         return Err("--merge: the files hold no games".into());
     }
+    if let Some(n) = opts.first {
+        if let Some(missing) = (1..=n).find(|r| !rounds.contains_key(r)) {
+            let complete = missing - 1;
+            return Err(if complete == 0 {
+                format!("--merge --first {n}: game 1 is in none of the files")
+            } else {
+                format!(
+                    "--merge --first {n}: game {missing} is in none of the files; games 1 to {complete} are: --first {complete}"
+                )
+            });
+        }
+    }
     if let Some(missing) = (1..=played).find(|r| !rounds.contains_key(r)) {
         return Err(format!(
-            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): a shard is missing or not finished (--resume it)",
-            rounds.keys().last().copied().unwrap_or(0)
+            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): a shard is missing or not finished (--resume it){}",
+            rounds.keys().last().copied().unwrap_or(0),
+            if missing > 1 {
+                format!("; for a match stopped by hand, --first {} counts its complete games", missing - 1)
+            } else {
+                String::new()
+            }
         ));
     }
     // The engines in the order they first play: the match's order.
@@ -1652,6 +1675,7 @@ mod tests {
                 variant: Variant::English,
                 sprt,
                 games: Some(a.len()),
+                first: None,
                 gauntlet: false,
             };
             merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
@@ -1704,8 +1728,44 @@ mod tests {
         let mut text = std::fs::read_to_string(&torn[0]).unwrap();
         text.push_str("[Event \"t\"]\n[Round \"17\"]\n\n1. 9-13 ");
         std::fs::write(&torn[0], text).unwrap();
-        let e = merge(None, torn).unwrap_err();
+        let e = merge(None, torn.clone()).unwrap_err();
         assert!(e.contains("ends with a game cut short"), "{e}");
+        // A match stopped by hand: --first N counts games 1 to N only, past
+        // the game cut short and the games after N.
+        let first = |n: usize, files: Vec<String>| {
+            let mut lines = Vec::new();
+            let opts = MergeOptions {
+                files,
+                variant: Variant::English,
+                sprt: None,
+                games: None,
+                first: Some(n),
+                gauntlet: false,
+            };
+            merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
+        };
+        let lines = first(10, torn.clone()).unwrap();
+        let s = score_for(&results[..10], 0);
+        assert!(
+            lines.last().unwrap().starts_with(&format!(
+                "result games=10 wins={} draws={} losses={} ",
+                s.wins, s.draws, s.losses
+            )),
+            "{lines:?}"
+        );
+        // A game missing before N is named, with the complete prefix.
+        let text = std::fs::read_to_string(&torn[0]).unwrap();
+        let kept: Vec<&str> = text
+            .split("[Event ")
+            .filter(|g| !g.contains("[Round \"11\"]"))
+            .collect();
+        std::fs::write(&torn[0], kept.join("[Event ")).unwrap();
+        let e = first(12, torn.clone()).unwrap_err();
+        assert!(
+            e.contains("game 11 is in none of the files") && e.contains("--first 10"),
+            "{e}"
+        );
+        assert!(first(10, torn).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
