@@ -765,11 +765,10 @@ proptest! {
     }
 
     #[test]
-    // The junk holds no closing bracket: after a result token in it (`*`,
-    // `2-0`) the rest of the line is a game of its own, which runs to the
-    // next result token (the good game's), and a stray ']', '}' or ')'
-    // there makes that game an error ("']' closes no tag").
-    fn a_good_game_after_a_broken_one_still_reads(junk in "[^\\[\\]\\n{}()\"]{0,60}") {
+    // After a result token in the junk (`*`, `2-0`) the rest of the line
+    // is a game of its own; a stray ']', '}' or ')' there makes it an error
+    // that ends at the good game's first tag.
+    fn a_good_game_after_a_broken_one_still_reads(junk in "[^\\[\\n{(\"]{0,60}") {
         let good = "[Event \"good\"]\n[GameType \"20\"]\n1. 32-28 19-23 2. 28x19 14x23 2-0\n";
         let text = format!("[Event \"bad\"]\n1. 32-28 @@@ {junk}\n{good}");
         let out = parse_pdn(&text);

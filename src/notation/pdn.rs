@@ -714,7 +714,14 @@ impl Parser {
                         k += 1;
                     }
                 }
-                x if ends_word(x) => k += 1, // a stray ')', '}', ']' or '"'
+                // A stray ')', '}', ']' or '"' is junk in place of
+                // movetext (the game does not read), so a tag after it
+                // starts the next game.
+                x if ends_word(x) => {
+                    content = true;
+                    moves = true;
+                    k += 1;
+                }
                 _ => {
                     let start = k;
                     while k < n && !ends_word(c[k]) {
