@@ -344,6 +344,10 @@ pub struct Worker<R: Evaluate> {
     pondering: bool,
     stopped: bool,
     root_moves: Vec<RootMove>,
+    /// In this iteration a root move after the first beat the first one
+    /// (a search that finished): `root_moves[0]` is then this depth's best
+    /// so far, even if the iteration does not complete.
+    root_improved: bool,
     /// Searching the lines after the first of a multi-PV iteration: the
     /// table looked in first and written to is [`Shared::lines_tt`].
     other_line: bool,
@@ -386,6 +390,7 @@ impl<R: Evaluate> Worker<R> {
             pondering: false,
             stopped: false,
             root_moves: Vec::new(),
+            root_improved: false,
             other_line: false,
             egdb: None,
             egdb_pieces: 0,
@@ -1046,6 +1051,9 @@ impl<R: Evaluate> Worker<R> {
                 self.root_moves[i].pv = pv;
                 if score > alpha {
                     alpha = score;
+                    if i > skip && skip == 0 && !self.other_line {
+                        self.root_improved = true;
+                    }
                     // Move the new best to the front of the searched lines.
                     let rm = self.root_moves.remove(i);
                     self.root_moves.insert(skip, rm);
@@ -1147,6 +1155,7 @@ impl<R: Evaluate> Worker<R> {
             self.seldepth = 0;
             self.leaves = 0;
             self.leaf_plies = 0;
+            self.root_improved = false;
             let lines = if smp {
                 self.iteration::<true>(job, depth, multipv, last_score, counters)
             } else {
@@ -1154,7 +1163,18 @@ impl<R: Evaluate> Worker<R> {
             };
             let Some(first) = lines.first() else {
                 // The first line was not searched to the end: the last
-                // complete iteration stands.
+                // complete iteration stands, unless a move of this one
+                // already beat its best move.
+                if self.root_improved && multipv == 1 && self.p.root_partial {
+                    let best = &self.root_moves[0];
+                    result.best = Some(best.mv);
+                    result.ponder = best.pv.get(1).copied();
+                    result.score = best.score;
+                    result.pv = best.pv.clone();
+                    let line = self.line_info(job, depth, 0);
+                    report(&line);
+                    result.lines = vec![line];
+                }
                 break;
             };
             last_score = first.score;

@@ -72,6 +72,11 @@ pub struct Params {
     /// time while the best move changes from one iteration to the next or
     /// the score falls, less once both have settled.
     pub time_stability: bool,
+    /// When the clock stops an iteration after a root move beat the
+    /// previous best, play that move rather than the last complete
+    /// iteration's (`root-partial`, 0 or 1; +1.7 +/- 28.8 at 5 s + 0.05 s
+    /// in English, 200 games: not proven, off).
+    pub root_partial: bool,
 }
 
 /// The parameters the engine plays with.
@@ -95,6 +100,7 @@ pub const DEFAULT: Params = Params {
     iir_depth: 0,
     time_soft_percent: 60,
     time_stability: false,
+    root_partial: false,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -113,7 +119,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 19] = [
+pub const NAMES: [&str; 20] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -133,6 +139,7 @@ pub const NAMES: [&str; 19] = [
     "iir-depth",
     "time-soft",
     "time-stability",
+    "root-partial",
 ];
 
 impl Params {
@@ -174,6 +181,7 @@ impl Params {
                 "iir-depth" => p.iir_depth = v as i32,
                 "time-soft" => p.time_soft_percent = v.clamp(10, 400) as u32,
                 "time-stability" => p.time_stability = v != 0,
+                "root-partial" => p.root_partial = v != 0,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -241,6 +249,7 @@ mod tests {
         );
         assert!(q.lmr_bad_history);
         assert_eq!(q.iir_depth, 5);
+        assert!(Params::parse("root-partial=1").unwrap().root_partial);
         // The ideas games did not prove are off by default; futility
         // pruning at depth 1 is on.
         let d = DEFAULT;
@@ -253,6 +262,7 @@ mod tests {
             ),
             (0, 1, 0, false)
         );
+        assert!(!d.root_partial);
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
