@@ -4,7 +4,8 @@
 Usage: scripts/clock-share.py games.pdn
 
 For each game and side, the sum of the side's move times (`%emt`) over its
-clock for the game (base + increment x the side's timed moves); prints the
+clock for the game (base + increment x the side's timed moves; the side's
+own clock in a time-odds game, from WhiteTimeControl / BlackTimeControl); prints the
 mean per engine. Moves of a generated opening carry no comment and are not
 counted.
 """
@@ -24,10 +25,14 @@ def main(path):
     shares = {}
     for game in open(path, encoding="utf-8").read().split("[Event ")[1:]:
         tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
-        tc = re.match(r"([\d.]+)\+([\d.]+)", tags.get("TimeControl", ""))
-        if not tc:
+        clocks = {}
+        for s, tag in (("W", "WhiteTimeControl"), ("B", "BlackTimeControl")):
+            # Time odds: a side's own clock, else the match's.
+            tc = re.match(r"([\d.]+)\+([\d.]+)", tags.get(tag, tags.get("TimeControl", "")))
+            if tc:
+                clocks[s] = (float(tc.group(1)), float(tc.group(2)))
+        if len(clocks) < 2:
             continue
-        base, inc = float(tc.group(1)), float(tc.group(2))
         side = "W" if tags.get("FEN", "W").startswith("W") else "B"
         body = game[game.index("\n\n"):] if "\n\n" in game else ""
         used = {"W": 0.0, "B": 0.0}
@@ -46,6 +51,7 @@ def main(path):
             mover = side
             side = "B" if side == "W" else "W"
         for s, name in (("W", tags.get("White")), ("B", tags.get("Black"))):
+            base, inc = clocks[s]
             clock = base + inc * moves[s]
             if clock > 0:
                 shares.setdefault(name, []).append(used[s] / clock)

@@ -231,6 +231,8 @@ OPTIONS are key=value separated by commas (quote a value holding commas):
   threads=N     search threads (Hub: set-param name=threads; in-process 1)
   hash=MiB      hash table (Hub: set-param name=hash; in-process 64)
   depth=D, nodes=N   fixed depth / nodes per move instead of the clock
+  tc=B+I        this engine's own clock (time odds; PDN tags
+                WhiteTimeControl and BlackTimeControl name both)
   history=game  send the game's initial position and every move (default
                 history=reversible: the position after the last capture or
                 man move and the moves since)

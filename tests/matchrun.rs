@@ -261,6 +261,61 @@ fn the_time_margin_is_an_option_and_forfeits_are_named() {
     );
 }
 
+/// Time odds: an engine's `tc=` gives it its own clock. A slow engine (half
+/// a second a move) loses on time at the match's 0.2 s clock, but with
+/// `tc=30+0` it has the time and loses by its illegal move instead; the PDN
+/// names each side's clock.
+#[test]
+fn an_engine_option_gives_that_engine_its_own_clock() {
+    let d = dir("odds");
+    let engine = fake_engine(&d, "slow", "slowpoke", "sleep 0.5; echo 'done move=1-2'");
+    let run = |b: String, pdn: &str| {
+        kondavo(&[
+            "match",
+            "--games",
+            "2",
+            "--tc",
+            "0.2+0",
+            "--time-margin",
+            "0.1",
+            "--a",
+            "kondavo:depth=1",
+            "--b",
+            &b,
+            "--pdn",
+            &format!("{d}/{pdn}"),
+        ])
+    };
+    let (out, err, ok) = run(engine.clone(), "even.pdn");
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        endings(&out).contains(&("forfeit (time)".into(), 2)),
+        "{out}"
+    );
+    let even = std::fs::read_to_string(format!("{d}/even.pdn")).unwrap();
+    assert!(even.contains("[TimeControl \"0.2+0\"]"), "{even}");
+    assert!(!even.contains("WhiteTimeControl"), "{even}");
+
+    let (out, err, ok) = run(format!("cmd={engine},tc=30+0"), "odds.pdn");
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        endings(&out).contains(&("forfeit (illegal move)".into(), 2)),
+        "{out}"
+    );
+    let odds = std::fs::read_to_string(format!("{d}/odds.pdn")).unwrap();
+    // Game 1: kondavo has White (the match's clock), slowpoke Black.
+    assert!(
+        odds.contains("[WhiteTimeControl \"0.2+0\"]\n[BlackTimeControl \"30+0\"]"),
+        "{odds}"
+    );
+    assert!(
+        odds.contains("[WhiteTimeControl \"30+0\"]\n[BlackTimeControl \"0.2+0\"]"),
+        "{odds}"
+    );
+    let (out, _, ok) = run(format!("cmd={engine},tc=0.1/move"), "bad.pdn");
+    assert!(!ok, "{out}");
+}
+
 /// What an external engine is sent: the documented handshake with its
 /// options as set-param, new-game and ping before each game, and with
 /// history=game the game's initial position and every move. Names come

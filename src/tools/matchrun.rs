@@ -352,14 +352,15 @@ fn rule_ending<R: Rules>(game: &Game<R>, outcome: Outcome) -> (Option<Color>, En
     }
 }
 
-/// Plays one game. `names` and `fixed` (fixed depth or nodes: no clock)
-/// are White's and Black's.
+/// Plays one game. `names`, `fixed` (fixed depth or nodes: no clock) and
+/// `tcs` (time controls) are White's and Black's.
 fn play_game<R: Evaluate>(
     spec: GameSpec,
     opening: &Opening<R>,
     players: [&mut dyn Player<R>; 2],
     names: [&str; 2],
     fixed: [bool; 2],
+    tcs: [TimeControl; 2],
     opts: &MatchOptions,
 ) -> GameRecord {
     let mut game = Game::new(opening.start);
@@ -370,10 +371,10 @@ fn play_game<R: Evaluate>(
         moves.push(*m);
         comments.push(None);
     }
-    let mut clocks = match opts.tc {
-        TimeControl::Clock { base, .. } => [base, base],
-        TimeControl::PerMove(_) => [Duration::ZERO; 2],
-    };
+    let mut clocks = tcs.map(|tc| match tc {
+        TimeControl::Clock { base, .. } => base,
+        TimeControl::PerMove(_) => Duration::ZERO,
+    });
     let mut scores: Vec<Option<i32>> = Vec::new();
     let engine_of = |c: Color| match c {
         Color::White => spec.white,
@@ -428,7 +429,7 @@ fn play_game<R: Evaluate>(
         }
         let side = game.position().side();
         let ci = side.index();
-        let (limits, budget) = match opts.tc {
+        let (limits, budget) = match tcs[ci] {
             TimeControl::PerMove(t) => (Limits::movetime(t), t),
             TimeControl::Clock { inc, .. } => (
                 Limits {
@@ -465,7 +466,7 @@ fn play_game<R: Evaluate>(
             let (ending, reason, failed) = forfeit(side, &e);
             return done(Some(side.flip()), ending, reason, moves, comments, failed);
         }
-        if let TimeControl::Clock { .. } = opts.tc {
+        if let TimeControl::Clock { .. } = tcs[ci] {
             clocks[ci] = budget.saturating_sub(used);
         }
         // External moves were matched against the legal moves; check the
@@ -765,6 +766,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
         }
     };
     let date = pdn_date();
+    let tc_of = |e: usize| opts.engines[e].tc.unwrap_or(opts.tc);
     let write_error: Mutex<Option<String>> = Mutex::new(None);
     let take = |e: usize| -> Box<dyn Player<R>> {
         pool[e]
@@ -798,13 +800,14 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                         opts.engines[spec.white].fixed_limits(),
                         opts.engines[spec.black].fixed_limits(),
                     ],
+                    [tc_of(spec.white), tc_of(spec.black)],
                     opts,
                 );
                 give_back(spec.white, w);
                 give_back(spec.black, b);
                 let res = rec.result;
                 if let Some(f) = &pdn_file {
-                    let tags = vec![
+                    let mut tags = vec![
                         ("Event".to_string(), "kondavo match".to_string()),
                         ("Site".to_string(), "?".to_string()),
                         ("Date".to_string(), date.clone()),
@@ -816,9 +819,15 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                             result_string_for::<R>(res.winner).to_string(),
                         ),
                         ("Termination".to_string(), res.reason.clone()),
-                        ("TimeControl".to_string(), tc_tag(&opts.tc)),
+                        ("TimeControl".to_string(), opts.tc.tag()),
                         ("PlyCount".to_string(), rec.moves.len().to_string()),
                     ];
+                    // Time odds: each side's own clock, where one differs.
+                    let (wtc, btc) = (tc_of(spec.white), tc_of(spec.black));
+                    if wtc != opts.tc || btc != opts.tc {
+                        tags.insert(tags.len() - 1, ("WhiteTimeControl".into(), wtc.tag()));
+                        tags.insert(tags.len() - 1, ("BlackTimeControl".into(), btc.tag()));
+                    }
                     let text = write_pdn_with_comments::<R>(
                         &tags,
                         &opening.start,
@@ -1425,13 +1434,6 @@ fn short_summary(s: &Score) -> String {
         s.losses,
         100.0 * s.score()
     )
-}
-
-fn tc_tag(tc: &TimeControl) -> String {
-    match tc {
-        TimeControl::PerMove(t) => format!("{}/move", t.as_secs_f64()),
-        TimeControl::Clock { base, inc } => format!("{}+{}", base.as_secs_f64(), inc.as_secs_f64()),
-    }
 }
 
 /// Today's date as PDN writes it (`YYYY.MM.DD`, UTC).

@@ -77,6 +77,9 @@ pub struct EngineSpec {
     /// Play from the engine's opening book (`book=on`); off when not given,
     /// as the match supplies the openings.
     pub book: Option<bool>,
+    /// This engine's own clock (`tc=10+0.1`) instead of the match's, for
+    /// time-odds games.
+    pub tc: Option<TimeControl>,
 }
 
 /// Removes one pair of matching quotes around `v`.
@@ -137,6 +140,7 @@ impl EngineSpec {
             history: History::Reversible,
             params: Vec::new(),
             book: None,
+            tc: None,
         }
     }
 
@@ -221,16 +225,21 @@ impl EngineSpec {
                     _ => return Err(bad("expected 'on' or 'off'")),
                 })
             }
+            "tc" => match v.parse::<TimeControl>() {
+                Ok(tc @ TimeControl::Clock { .. }) => self.tc = Some(tc),
+                Ok(_) => return Err(bad("expected a clock, <base>+<inc> in seconds")),
+                Err(e) => return Err(bad(&e)),
+            },
             "cmd" => return Err(bad("cmd= must come first, as in cmd=\"dame hub\",hash=64")),
             _ => {
                 let Some(param) = key.strip_prefix("param.") else {
                     return Err(format!(
-                        "unknown engine option '{key}' (name, threads, hash, depth, nodes, history, book, param.<name>)"
+                        "unknown engine option '{key}' (name, threads, hash, depth, nodes, tc, history, book, param.<name>)"
                     ));
                 };
                 if self.kind == EngineKind::Internal {
                     return Err(bad(
-                        "param.<name> is for Hub engines; kondavo takes threads, hash, depth, nodes, book",
+                        "param.<name> is for Hub engines; kondavo takes threads, hash, depth, nodes, tc, book",
                     ));
                 }
                 let plain = |c: char| !c.is_control() && !c.is_whitespace() && c != '=' && c != '"';
@@ -260,6 +269,9 @@ impl EngineSpec {
                 }
                 if let Some(n) = self.nodes {
                     opts.push(format!("nodes={n}"));
+                }
+                if let Some(tc) = &self.tc {
+                    opts.push(format!("tc={}", tc.tag()));
                 }
                 if self.book == Some(true) {
                     opts.push("book=on".into());
@@ -329,7 +341,7 @@ pub fn split_command(t: &str) -> Result<Vec<String>, String> {
 }
 
 /// The time control of a game.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeControl {
     /// Fixed time per move.
     PerMove(Duration),
@@ -340,6 +352,18 @@ pub enum TimeControl {
         /// Added after each move.
         inc: Duration,
     },
+}
+
+impl TimeControl {
+    /// The PDN `TimeControl` tag's text: `5+0.05`, or `0.1/move`.
+    pub fn tag(&self) -> String {
+        match self {
+            TimeControl::PerMove(t) => format!("{}/move", t.as_secs_f64()),
+            TimeControl::Clock { base, inc } => {
+                format!("{}+{}", base.as_secs_f64(), inc.as_secs_f64())
+            }
+        }
+    }
 }
 
 impl std::str::FromStr for TimeControl {
@@ -1184,6 +1208,17 @@ mod tests {
         assert_eq!(s.kind, EngineKind::Internal);
         assert_eq!((s.threads, s.depth, s.hash), (Some(2), Some(5), None));
         assert_eq!(s.default_name(), "kondavo:threads=2,depth=5");
+        let s = EngineSpec::parse("kondavo:tc=10+0.1").unwrap();
+        assert_eq!(
+            s.tc,
+            Some(TimeControl::Clock {
+                base: Duration::from_secs(10),
+                inc: Duration::from_millis(100)
+            })
+        );
+        assert_eq!(s.default_name(), "kondavo:tc=10+0.1");
+        assert!(EngineSpec::parse("kondavo:tc=0.1/move").is_err());
+        assert!(EngineSpec::parse("kondavo:tc=fast").is_err());
         assert_eq!(
             EngineSpec::parse("dame hub").unwrap(),
             external(&["dame", "hub"])
