@@ -1166,11 +1166,7 @@ impl<R: Evaluate> Worker<R> {
                 // complete iteration stands, unless a move of this one
                 // already beat its best move.
                 if self.root_improved && multipv == 1 && self.p.root_partial {
-                    let best = &self.root_moves[0];
-                    result.best = Some(best.mv);
-                    result.ponder = best.pv.get(1).copied();
-                    result.score = best.score;
-                    result.pv = best.pv.clone();
+                    self.take_best(&mut result);
                     let line = self.line_info(job, depth, 0);
                     report(&line);
                     result.lines = vec![line];
@@ -1180,12 +1176,8 @@ impl<R: Evaluate> Worker<R> {
             last_score = first.score;
             let complete = lines.len() == multipv;
             if complete {
-                let best = &self.root_moves[0];
-                result.best = Some(best.mv);
-                result.ponder = best.pv.get(1).copied();
-                result.score = best.score;
+                self.take_best(&mut result);
                 result.depth = depth;
-                result.pv = best.pv.clone();
                 for l in &lines {
                     report(l);
                 }
@@ -1251,6 +1243,16 @@ impl<R: Evaluate> Worker<R> {
         result.time = job.start.elapsed();
         result.egdb_hits = self.shared.egdb_hits.load(Ordering::Relaxed);
         result
+    }
+
+    /// Puts the first root move into `result`: the move to play, the
+    /// ponder move, the score and the line.
+    fn take_best(&self, result: &mut SearchResult) {
+        let best = &self.root_moves[0];
+        result.best = Some(best.mv);
+        result.ponder = best.pv.get(1).copied();
+        result.score = best.score;
+        result.pv = best.pv.clone();
     }
 
     fn aspiration<const SMP: bool>(

@@ -791,6 +791,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                 let mut w = take(spec.white);
                 let mut b = take(spec.black);
                 let opening = &openings[spec.opening];
+                let tcs = [tc_of(spec.white), tc_of(spec.black)];
                 let rec = play_game(
                     spec,
                     opening,
@@ -800,7 +801,7 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                         opts.engines[spec.white].fixed_limits(),
                         opts.engines[spec.black].fixed_limits(),
                     ],
-                    [tc_of(spec.white), tc_of(spec.black)],
+                    tcs,
                     opts,
                 );
                 give_back(spec.white, w);
@@ -823,10 +824,9 @@ fn run<R: Evaluate>(opts: &MatchOptions, out: &mut dyn FnMut(String)) -> Result<
                         ("PlyCount".to_string(), rec.moves.len().to_string()),
                     ];
                     // Time odds: each side's own clock, where one differs.
-                    let (wtc, btc) = (tc_of(spec.white), tc_of(spec.black));
-                    if wtc != opts.tc || btc != opts.tc {
-                        tags.insert(tags.len() - 1, ("WhiteTimeControl".into(), wtc.tag()));
-                        tags.insert(tags.len() - 1, ("BlackTimeControl".into(), btc.tag()));
+                    if tcs != [opts.tc; 2] {
+                        tags.insert(tags.len() - 1, ("WhiteTimeControl".into(), tcs[0].tag()));
+                        tags.insert(tags.len() - 1, ("BlackTimeControl".into(), tcs[1].tag()));
                     }
                     let text = write_pdn_with_comments::<R>(
                         &tags,
