@@ -1,8 +1,9 @@
 //! The search: iterative deepening PVS with aspiration windows, a
 //! quiescence search that resolves captures and looks one ply at capture
 //! threats, a shared transposition table, killer and history ordering, late
-//! move reductions, a reduced-depth pruning test in place of null move, and
-//! draw detection inside the tree.
+//! move reductions, a reduced-depth pruning test in place of null move,
+//! futility pruning, singular extensions with multi-cut (International's
+//! default; see [`tune::default_for`]), and draw detection inside the tree.
 //!
 //! Multi-PV: each iteration searches the first line exactly as a
 //! single-line search does, then each further line (the best of the moves
@@ -98,6 +99,8 @@ const SINGLE_REPLY_DEPTH: i32 = 10;
 const SINGLE_REPLY_PERCENT: u32 = 10;
 /// Nodes between two looks at the clock and the stop flag.
 const CHECK_EVERY: u64 = 1024;
+/// No move left out at this ply ([`Worker::excluded`]).
+const NO_EXCLUDED: u8 = u8::MAX;
 /// History bonuses saturate around this value.
 const HISTORY_MAX: i32 = 16_384;
 
@@ -329,6 +332,11 @@ pub struct Worker<R: Evaluate> {
     killers: Vec<[u16; 2]>,
     /// History scores indexed by [from bit][to bit].
     history: Box<[[i32; 64]; 64]>,
+    /// The quiet move (a [`move_id`]) that last refuted a move, indexed by
+    /// that move's [from bit][to bit] (`counter-move`).
+    counter_moves: Box<[[u16; 64]; 64]>,
+    /// By ply: the from and to bits of the move that led to the node.
+    path: Vec<(u8, u8)>,
     /// Zobrist keys along the current path, by ply.
     keys: Vec<u64>,
     game_keys: Vec<u64>,
@@ -359,6 +367,10 @@ pub struct Worker<R: Evaluate> {
     local_egdb_hits: u64,
     /// The tunable parameters, copied when the search starts.
     p: tune::Params,
+    /// By ply: the index in the move list of a move the node leaves out
+    /// (the singular extension's test searches the other moves), or
+    /// [`NO_EXCLUDED`].
+    excluded: Vec<u8>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -376,6 +388,8 @@ impl<R: Evaluate> Worker<R> {
             shared,
             killers: vec![[NO_MOVE_ID; 2]; MAX_PLY + 2],
             history: Box::new([[0; 64]; 64]),
+            counter_moves: Box::new([[NO_MOVE_ID; 64]; 64]),
+            path: vec![(0, 0); MAX_PLY + 2],
             keys: vec![0; MAX_PLY + 2],
             game_keys: Vec::new(),
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -396,6 +410,7 @@ impl<R: Evaluate> Worker<R> {
             egdb_pieces: 0,
             local_egdb_hits: 0,
             p: tune::DEFAULT,
+            excluded: vec![NO_EXCLUDED; MAX_PLY + 2],
             rules: std::marker::PhantomData,
         }
     }
@@ -403,6 +418,7 @@ impl<R: Evaluate> Worker<R> {
     /// Forgets what was learnt (new game).
     pub fn clear(&mut self) {
         *self.history = [[0; 64]; 64];
+        *self.counter_moves = [[NO_MOVE_ID; 64]; 64];
         for k in &mut self.killers {
             *k = [NO_MOVE_ID; 2];
         }
@@ -548,8 +564,17 @@ impl<R: Evaluate> Worker<R> {
             s += 1 << 21;
         } else if self.killers[ply][1] == id {
             s += 1 << 20;
+        } else if self.p.counter_move && self.counter_of(ply) == id {
+            s += 1 << 19;
         }
         s + *self.history_of(mv)
+    }
+
+    /// The counter move of the move that led to `ply`.
+    #[inline(always)]
+    fn counter_of(&self, ply: usize) -> u16 {
+        let (from, to) = self.path[ply];
+        self.counter_moves[from as usize & 63][to as usize & 63]
     }
 
     fn reward(&mut self, list: &MoveList, best: usize, ply: usize, depth: i32, tried: &[u16]) {
@@ -558,6 +583,10 @@ impl<R: Evaluate> Worker<R> {
             return;
         }
         let id = move_id(&mv);
+        if self.p.counter_move && ply > 0 {
+            let (from, to) = self.path[ply];
+            self.counter_moves[from as usize & 63][to as usize & 63] = id;
+        }
         if self.killers[ply][0] != id {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = id;
@@ -675,12 +704,15 @@ impl<R: Evaluate> Worker<R> {
         self.seldepth = self.seldepth.max(ply);
 
         let key = pos.key();
+        // The singular extension's test of the other moves: no cut-off
+        // from the table, nothing stored in it.
+        let excluded = self.excluded[ply];
         let entry = self.tt_probe(key);
         let mut tt_move_packed = None;
         if let Some(e) = entry {
             tt_move_packed = e.mv;
             let s = from_tt(e.score, ply);
-            if !PV && (e.depth >= depth || s.abs() > WIN_BOUND) {
+            if !PV && excluded == NO_EXCLUDED && (e.depth >= depth || s.abs() > WIN_BOUND) {
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => s >= beta,
@@ -716,7 +748,12 @@ impl<R: Evaluate> Worker<R> {
 
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
         // everywhere). If a shallow search clears beta by a margin, trust it.
-        if !PV && depth >= self.p.prune_min_depth && !forced && beta.abs() < WIN_BOUND {
+        if !PV
+            && depth >= self.p.prune_min_depth
+            && !forced
+            && beta.abs() < WIN_BOUND
+            && excluded == NO_EXCLUDED
+        {
             let margin = self.p.prune_margin_per_depth * depth;
             let bound = beta + margin;
             let d = depth * self.p.prune_depth_percent / 100;
@@ -731,6 +768,42 @@ impl<R: Evaluate> Worker<R> {
 
         // A forced reply (single legal move) costs no depth.
         let extension = (list.len() == 1 && (ply as i32) < 2 * self.root_depth) as i32;
+
+        // Singular extension: when no other move comes near the table's
+        // move in a search of half the depth, the table's move is searched
+        // one ply deeper.
+        let mut tt_extension = 0;
+        if self.p.se_depth > 0
+            && depth >= self.p.se_depth
+            && excluded == NO_EXCLUDED
+            && list.len() > 1
+            && (ply as i32) < 2 * self.root_depth
+        {
+            if let (Some(e), Some(index)) = (entry, tt_move_packed.and_then(|m| m.find(&list))) {
+                let s = from_tt(e.score, ply);
+                if e.bound != Bound::Upper && e.depth >= depth - 3 && s.abs() < WIN_BOUND {
+                    let singular_beta = s - self.p.se_margin * depth;
+                    self.excluded[ply] = index as u8;
+                    let v = self.search::<false, SMP>(
+                        pos,
+                        (depth - 1) / 2,
+                        singular_beta - 1,
+                        singular_beta,
+                        ply,
+                        counters,
+                    );
+                    self.excluded[ply] = NO_EXCLUDED;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v < singular_beta {
+                        tt_extension = 1;
+                    } else if self.p.se_multicut && !PV && singular_beta >= beta {
+                        return singular_beta;
+                    }
+                }
+            }
+        }
 
         // Move ordering: scores kept beside generation-order indices, so the
         // table can store the best move's index in the generated list.
@@ -804,6 +877,10 @@ impl<R: Evaluate> Worker<R> {
             if next_for == next && new_depth > 0 {
                 self.shared.tt.prefetch(next_child.key());
             }
+            if index as u8 == excluded {
+                i += 1;
+                continue;
+            }
             if i >= prune_from
                 && i < total
                 && !mv.promote
@@ -820,12 +897,14 @@ impl<R: Evaluate> Worker<R> {
             }
             let child_rev = counters.after(pos, &mv);
             self.keys[ply + 1] = child.key();
+            self.path[ply + 1] = (mv.from, mv.to);
 
             if defer {
                 self.shared.mark_busy(child.key());
             }
             let score = if i == 0 {
-                -self.search::<PV, SMP>(&child, new_depth, -beta, -alpha, ply + 1, child_rev)
+                let d = new_depth + tt_extension * (Some(mv) == tt_move) as i32;
+                -self.search::<PV, SMP>(&child, d, -beta, -alpha, ply + 1, child_rev)
             } else {
                 let mut r = 0;
                 let late = if PV {
@@ -911,8 +990,10 @@ impl<R: Evaluate> Worker<R> {
         } else {
             Bound::Upper
         };
-        let tt_mv = Some(TtMove::new(&list, best_index));
-        self.tt_store(key, to_tt(best, ply), depth, bound, tt_mv);
+        if excluded == NO_EXCLUDED {
+            let tt_mv = Some(TtMove::new(&list, best_index));
+            self.tt_store(key, to_tt(best, ply), depth, bound, tt_mv);
+        }
         best
     }
 
@@ -1028,6 +1109,7 @@ impl<R: Evaluate> Worker<R> {
             let child = root.played(&mv);
             let child_rev = counters.after(root, &mv);
             self.keys[1] = child.key();
+            self.path[1] = (mv.from, mv.to);
             let score = if i == skip {
                 -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev)
             } else {
