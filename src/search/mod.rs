@@ -3,7 +3,8 @@
 //! threats, a shared transposition table, killer and history ordering, late
 //! move reductions, a reduced-depth pruning test in place of null move,
 //! futility pruning, singular extensions with multi-cut (International's
-//! default; see [`tune::default_for`]), and draw detection inside the tree.
+//! and Russian's default; see [`tune::default_for`]), and draw detection
+//! inside the tree.
 //!
 //! Multi-PV: each iteration searches the first line exactly as a
 //! single-line search does, then each further line (the best of the moves

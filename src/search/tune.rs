@@ -82,13 +82,13 @@ pub struct Params {
     /// move, the other moves are searched to half the depth against the
     /// table's score less `se_margin * depth`; when none reaches it, the
     /// table's move is searched one ply deeper (`se-depth`; 0: never; 8 in
-    /// International, see [`default_for`])...
+    /// International and Russian, see [`default_for`])...
     pub se_depth: i32,
     /// ...(`se-margin`, centi-men a ply)...
     pub se_margin: Score,
     /// ...and when that reduced search of the other moves clears beta
     /// anyway, the node returns it (multi-cut; `se-multicut`, 0 or 1; on
-    /// in International).
+    /// in International and Russian).
     pub se_multicut: bool,
     /// Move ordering: the quiet move that last refuted the opponent's
     /// previous move is tried after the killers (`counter-move`, 0 or 1;
@@ -136,12 +136,13 @@ pub const DEFAULT: Params = Params {
 ///   multi-cut: +33.1 +/- 21.0 at 100,000 nodes a move and +27.0 +/- 19.9
 ///   at 200,000, 400 games each, and +12.2 +/- 22.8 at 5 s + 0.05 s (200
 ///   games), against itself without them (docs/learning.md, "Third
-///   round").
+///   round"); so does Russian: +14.8 +/- 17.4 and +16.5 +/- 17.1 at
+///   100,000 nodes, 400 games each on other openings.
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     match variant {
         "turkish" => p.futility_depth = 0,
-        "international" => {
+        "international" | "russian" => {
             p.se_depth = 8;
             p.se_multicut = true;
         }
@@ -318,6 +319,7 @@ mod tests {
         assert_eq!(default_for("english"), DEFAULT);
         let i = default_for("international");
         assert_eq!((i.se_depth, i.se_multicut), (8, true));
+        assert_eq!(default_for("russian"), i);
         assert_eq!(
             Params::parse_over(i, "se-depth=0").unwrap().se_depth,
             0,
