@@ -565,17 +565,21 @@ impl<R: Evaluate> Worker<R> {
             s += 1 << 21;
         } else if self.killers[ply][1] == id {
             s += 1 << 20;
-        } else if self.p.counter_move && self.counter_of(ply) == id {
-            s += 1 << 19;
+        } else if self.p.counter_move {
+            let (f, t) = self.counter_slot(ply);
+            if self.counter_moves[f][t] == id {
+                s += 1 << 19;
+            }
         }
         s + *self.history_of(mv)
     }
 
-    /// The counter move of the move that led to `ply`.
+    /// Where [`Worker::counter_moves`] keeps the counter move of the move
+    /// that led to `ply`.
     #[inline(always)]
-    fn counter_of(&self, ply: usize) -> u16 {
+    fn counter_slot(&self, ply: usize) -> (usize, usize) {
         let (from, to) = self.path[ply];
-        self.counter_moves[from as usize & 63][to as usize & 63]
+        (from as usize & 63, to as usize & 63)
     }
 
     fn reward(&mut self, list: &MoveList, best: usize, ply: usize, depth: i32, tried: &[u16]) {
@@ -585,8 +589,8 @@ impl<R: Evaluate> Worker<R> {
         }
         let id = move_id(&mv);
         if self.p.counter_move && ply > 0 {
-            let (from, to) = self.path[ply];
-            self.counter_moves[from as usize & 63][to as usize & 63] = id;
+            let (f, t) = self.counter_slot(ply);
+            self.counter_moves[f][t] = id;
         }
         if self.killers[ply][0] != id {
             self.killers[ply][1] = self.killers[ply][0];
@@ -738,7 +742,8 @@ impl<R: Evaluate> Worker<R> {
                 return s;
             }
         }
-        let tt_move = tt_move_packed.and_then(|m| m.to_move(&list));
+        let tt_index = tt_move_packed.and_then(|m| m.find(&list));
+        let tt_move = tt_index.map(|i| list[i]);
         // Internal iterative reduction: with no move from the table, the
         // ordering is a guess, so the node gets one ply less.
         let depth = if self.p.iir_depth > 0 && depth >= self.p.iir_depth && tt_move.is_none() {
@@ -770,38 +775,17 @@ impl<R: Evaluate> Worker<R> {
         // A forced reply (single legal move) costs no depth.
         let extension = (list.len() == 1 && (ply as i32) < 2 * self.root_depth) as i32;
 
-        // Singular extension: when no other move comes near the table's
-        // move in a search of half the depth, the table's move is searched
-        // one ply deeper.
         let mut tt_extension = 0;
-        if self.p.se_depth > 0
-            && depth >= self.p.se_depth
-            && excluded == NO_EXCLUDED
-            && list.len() > 1
-            && (ply as i32) < 2 * self.root_depth
-        {
-            if let (Some(e), Some(index)) = (entry, tt_move_packed.and_then(|m| m.find(&list))) {
-                let s = from_tt(e.score, ply);
-                if e.bound != Bound::Upper && e.depth >= depth - 3 && s.abs() < WIN_BOUND {
-                    let singular_beta = s - self.p.se_margin * depth;
-                    self.excluded[ply] = index as u8;
-                    let v = self.search::<false, SMP>(
-                        pos,
-                        (depth - 1) / 2,
-                        singular_beta - 1,
-                        singular_beta,
-                        ply,
-                        counters,
-                    );
-                    self.excluded[ply] = NO_EXCLUDED;
-                    if self.stopped {
-                        return 0;
-                    }
-                    if v < singular_beta {
-                        tt_extension = 1;
-                    } else if self.p.se_multicut && !PV && singular_beta >= beta {
-                        return singular_beta;
-                    }
+        if let (Some(e), Some(index)) = (entry, tt_index) {
+            if self.p.se_depth > 0
+                && depth >= self.p.se_depth
+                && excluded == NO_EXCLUDED
+                && list.len() > 1
+                && (ply as i32) < 2 * self.root_depth
+            {
+                match self.singular::<PV, SMP>(pos, e, index, depth, beta, ply, counters) {
+                    Ok(x) => tt_extension = x,
+                    Err(s) => return s,
                 }
             }
         }
@@ -904,7 +888,7 @@ impl<R: Evaluate> Worker<R> {
                 self.shared.mark_busy(child.key());
             }
             let score = if i == 0 {
-                let d = new_depth + tt_extension * (Some(mv) == tt_move) as i32;
+                let d = new_depth + tt_extension * (Some(index) == tt_index) as i32;
                 -self.search::<PV, SMP>(&child, d, -beta, -alpha, ply + 1, child_rev)
             } else {
                 let mut r = 0;
@@ -996,6 +980,49 @@ impl<R: Evaluate> Worker<R> {
             self.tt_store(key, to_tt(best, ply), depth, bound, tt_mv);
         }
         best
+    }
+
+    /// The singular extension's test at a node whose table entry `e` gives
+    /// the move `list[index]`: the other moves are searched to half the
+    /// depth against the entry's score less `se_margin` a ply. Returns the
+    /// table's move's extension (1 when no other move reached that score,
+    /// else 0), or `Err` with the node's score when it ends here: multi-cut
+    /// (the other moves clear beta anyway, at a non-PV node) or a stop.
+    #[allow(clippy::too_many_arguments)]
+    fn singular<const PV: bool, const SMP: bool>(
+        &mut self,
+        pos: &Position<R>,
+        e: Entry,
+        index: usize,
+        depth: i32,
+        beta: Score,
+        ply: usize,
+        counters: DrawCounters,
+    ) -> Result<i32, Score> {
+        let s = from_tt(e.score, ply);
+        if e.bound == Bound::Upper || e.depth < depth - 3 || s.abs() >= WIN_BOUND {
+            return Ok(0);
+        }
+        let singular_beta = s - self.p.se_margin * depth;
+        self.excluded[ply] = index as u8;
+        let v = self.search::<false, SMP>(
+            pos,
+            (depth - 1) / 2,
+            singular_beta - 1,
+            singular_beta,
+            ply,
+            counters,
+        );
+        self.excluded[ply] = NO_EXCLUDED;
+        if self.stopped {
+            Err(0)
+        } else if v < singular_beta {
+            Ok(1)
+        } else if self.p.se_multicut && !PV && singular_beta >= beta {
+            Err(singular_beta)
+        } else {
+            Ok(0)
+        }
     }
 
     /// One iteration at `depth`: the first line exactly as a single-line
