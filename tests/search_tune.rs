@@ -1,6 +1,7 @@
 //! The search's optional settings (`KONDAVO_TUNE`) switched on as hard as
 //! they go: the singular extension's test at every node of depth 3 or more,
-//! with multi-cut, and counter moves in the ordering. The settings are read
+//! with multi-cut, counter moves in the ordering, and logarithmic late move
+//! reductions twice as deep as `lmr-log=200`. The settings are read
 //! once a process, so this file holds a single test that sets them before
 //! any search. With them, every variant's search must still return legal
 //! moves and lines from random positions, and still play each constructed
@@ -26,7 +27,7 @@ mod common;
 use common::XorShift;
 
 /// The settings under test.
-const SETTINGS: &str = "se-depth=3,se-margin=2,se-multicut=1,counter-move=1";
+const SETTINGS: &str = "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -116,7 +117,12 @@ fn assert_shot<R: Evaluate>(fen: &str, expected: &str) {
 #[test]
 fn the_optional_settings_keep_the_search_sound() {
     let default = bench_nodes("");
-    for setting in ["se-depth=3", "se-depth=3,se-multicut=1", "counter-move=1"] {
+    for setting in [
+        "se-depth=3",
+        "se-depth=3,se-multicut=1",
+        "counter-move=1",
+        "lmr-log=150",
+    ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }
     assert_eq!(bench_nodes("se-multicut=1,se-margin=9"), default);

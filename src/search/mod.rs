@@ -261,6 +261,23 @@ pub struct Job<R: Evaluate> {
 /// A move's ordering score and its index in the generated list, packed in
 /// one integer (score in the high bits) so that the best is a plain maximum.
 #[inline(always)]
+/// The reductions of `lmr-log` with divisor `div` (hundredths): at depth
+/// `d` for the move in place `i` (from 0), ln(d) * ln(i + 1) / (div / 100)
+/// plies, rounded down; all zero when `div` is 0.
+fn lmr_log_table(div: i32) -> [[u8; 64]; 64] {
+    let mut t = [[0u8; 64]; 64];
+    if div <= 0 {
+        return t;
+    }
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (i, r) in row.iter_mut().enumerate() {
+            let x = (d as f64).ln() * ((i + 1) as f64).ln() * 100.0 / f64::from(div);
+            *r = x.clamp(0.0, 60.0) as u8;
+        }
+    }
+    t
+}
+
 fn order_key(score: i32, index: usize) -> i64 {
     (score as i64) << 16 | (0xFFFF - index) as i64
 }
@@ -372,6 +389,9 @@ pub struct Worker<R: Evaluate> {
     /// (the singular extension's test searches the other moves), or
     /// [`NO_EXCLUDED`].
     excluded: Vec<u8>,
+    /// The logarithmic late move reductions (`lmr-log`) by [depth][place],
+    /// made when the search starts (all zero without them).
+    lmr_log: Box<[[u8; 64]; 64]>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -412,6 +432,7 @@ impl<R: Evaluate> Worker<R> {
             local_egdb_hits: 0,
             p: tune::DEFAULT,
             excluded: vec![NO_EXCLUDED; MAX_PLY + 2],
+            lmr_log: Box::new([[0; 64]; 64]),
             rules: std::marker::PhantomData,
         }
     }
@@ -907,6 +928,8 @@ impl<R: Evaluate> Worker<R> {
                         + (!PV && i >= self.p.lmr_deep_moves) as i32
                         + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32
                         + (!PV && self.p.lmr_bad_history && *self.history_of(&mv) < 0) as i32;
+                    let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32 - PV as i32;
+                    r = r.max(log);
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(
@@ -1203,6 +1226,7 @@ impl<R: Evaluate> Worker<R> {
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
         self.local_egdb_hits = 0;
         self.p = tune::params_for(R::NAME);
+        *self.lmr_log = lmr_log_table(self.p.lmr_log);
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start);
         self.pondering = job.ponder;

@@ -95,6 +95,11 @@ pub struct Params {
     /// -5.2 +/- 19.4 in International and +13.9 +/- 21.8 in English at
     /// 100,000 nodes a move, 400 games each: not proven, off).
     pub counter_move: bool,
+    /// Late move reductions grow with the depth and the move's place: a
+    /// move at non-PV nodes is reduced at least ln(depth) * ln(place + 1)
+    /// * 100 / `lmr_log` plies (rounded down; one less at PV nodes) where
+    /// the rules above reduce it less (`lmr-log`; 0: never).
+    pub lmr_log: i32,
 }
 
 /// The parameters the engine plays with.
@@ -123,6 +128,7 @@ pub const DEFAULT: Params = Params {
     se_margin: 2,
     se_multicut: false,
     counter_move: false,
+    lmr_log: 0,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -152,7 +158,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 24] = [
+pub const NAMES: [&str; 25] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -177,6 +183,7 @@ pub const NAMES: [&str; 24] = [
     "se-margin",
     "se-multicut",
     "counter-move",
+    "lmr-log",
 ];
 
 impl Params {
@@ -223,6 +230,7 @@ impl Params {
                 "se-margin" => p.se_margin = v as Score,
                 "se-multicut" => p.se_multicut = v != 0,
                 "counter-move" => p.counter_move = v != 0,
+                "lmr-log" => p.lmr_log = v as i32,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
