@@ -96,9 +96,9 @@ pub struct Params {
     /// 100,000 nodes a move, 400 games each: not proven, off).
     pub counter_move: bool,
     /// Late move reductions grow with the depth and the move's place: a
-    /// move at non-PV nodes is reduced at least ln(depth) * ln(place + 1)
-    /// * 100 / `lmr_log` plies (rounded down; one less at PV nodes) where
-    /// the rules above reduce it less (`lmr-log`; 0: never).
+    /// move at non-PV nodes is reduced at least 100 ln(depth)
+    /// ln(place + 1) / `lmr_log` plies (rounded down; one less at PV
+    /// nodes) where the rules above reduce it less (`lmr-log`; 0: never).
     pub lmr_log: i32,
 }
 
