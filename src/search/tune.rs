@@ -36,7 +36,8 @@ pub struct Params {
     /// 1000: never).
     pub lmr_third_moves: usize,
     /// Quiet positions where the opponent threatens a capture are looked at
-    /// one ply deeper this many times per quiescence line (`q-threats`).
+    /// one ply deeper this many times per quiescence line (`q-threats`; 0
+    /// in International, see [`default_for`]).
     pub q_threats: u8,
     /// Quiet moves tried before a cut-off lose history (`history-malus`,
     /// 0 or 1).
@@ -144,11 +145,22 @@ pub const DEFAULT: Params = Params {
 ///   games), against itself without them (docs/learning.md, "Third
 ///   round"); so does Russian: +14.8 +/- 17.4 and +16.5 +/- 17.1 at
 ///   100,000 nodes, 400 games each on other openings.
+/// - International's quiescence does not look a ply deeper at a threatened
+///   capture (`q-threats=0`): +35.7 +/- 19.2 at 100,000 nodes a move and
+///   +27.9 +/- 18.1 at 200,000, 400 games each, and +15.6 +/- 21.2 at
+///   5 s + 0.05 s (200 games), against itself with one threat a line
+///   (docs/learning.md, "Fourth round"); Russian scored -0.9 +/- 16.3
+///   with it and keeps one.
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     match variant {
         "turkish" => p.futility_depth = 0,
-        "international" | "russian" => {
+        "international" => {
+            p.se_depth = 8;
+            p.se_multicut = true;
+            p.q_threats = 0;
+        }
+        "russian" => {
             p.se_depth = 8;
             p.se_multicut = true;
         }
@@ -327,7 +339,10 @@ mod tests {
         assert_eq!(default_for("english"), DEFAULT);
         let i = default_for("international");
         assert_eq!((i.se_depth, i.se_multicut), (8, true));
-        assert_eq!(default_for("russian"), i);
+        assert_eq!(i.q_threats, 0);
+        let r = default_for("russian");
+        assert_eq!((r.se_depth, r.se_multicut, r.q_threats), (8, true, 1));
+        assert_eq!(Params { q_threats: 1, ..i }, r);
         assert_eq!(
             Params::parse_over(i, "se-depth=0").unwrap().se_depth,
             0,
