@@ -258,9 +258,6 @@ pub struct Job<R: Evaluate> {
     pub ponder: bool,
 }
 
-/// A move's ordering score and its index in the generated list, packed in
-/// one integer (score in the high bits) so that the best is a plain maximum.
-#[inline(always)]
 /// The reductions of `lmr-log` with divisor `div` (hundredths): at depth
 /// `d` for the move in place `i` (from 0), ln(d) * ln(i + 1) / (div / 100)
 /// plies, rounded down; all zero when `div` is 0.
@@ -278,6 +275,9 @@ fn lmr_log_table(div: i32) -> [[u8; 64]; 64] {
     t
 }
 
+/// A move's ordering score and its index in the generated list, packed in
+/// one integer (score in the high bits) so that the best is a plain maximum.
+#[inline(always)]
 fn order_key(score: i32, index: usize) -> i64 {
     (score as i64) << 16 | (0xFFFF - index) as i64
 }
@@ -928,8 +928,10 @@ impl<R: Evaluate> Worker<R> {
                         + (!PV && i >= self.p.lmr_deep_moves) as i32
                         + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32
                         + (!PV && self.p.lmr_bad_history && *self.history_of(&mv) < 0) as i32;
-                    let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32 - PV as i32;
-                    r = r.max(log);
+                    if self.p.lmr_log > 0 {
+                        let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32;
+                        r = r.max(log - PV as i32);
+                    }
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(

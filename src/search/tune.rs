@@ -155,21 +155,15 @@ pub const DEFAULT: Params = Params {
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
-    match variant {
-        "turkish" => {
-            p.futility_depth = 0;
-            p.q_threats = 0;
-        }
-        "international" => {
-            p.se_depth = 8;
-            p.se_multicut = true;
-            p.q_threats = 0;
-        }
-        "russian" => {
-            p.se_depth = 8;
-            p.se_multicut = true;
-        }
-        _ => {}
+    if variant == "turkish" {
+        p.futility_depth = 0;
+    }
+    if matches!(variant, "international" | "russian") {
+        p.se_depth = 8;
+        p.se_multicut = true;
+    }
+    if matches!(variant, "international" | "turkish") {
+        p.q_threats = 0;
     }
     p
 }
