@@ -1,7 +1,9 @@
 //! The search's optional settings (`KONDAVO_TUNE`) switched on as hard as
 //! they go: the singular extension's test at every node of depth 3 or more,
 //! with multi-cut, counter moves in the ordering, and logarithmic late move
-//! reductions twice as deep as `lmr-log=200`. The settings are read
+//! reductions twice as deep as `lmr-log=200`, the reduced-depth test only
+//! where the evaluation reaches its bound, and reverse futility pruning
+//! at depth 1 and 2. The settings are read
 //! once a process, so this file holds a single test that sets them before
 //! any search. With them, every variant's search must still return legal
 //! moves and lines from random positions, and still play each constructed
@@ -27,7 +29,8 @@ mod common;
 use common::XorShift;
 
 /// The settings under test.
-const SETTINGS: &str = "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100";
+const SETTINGS: &str =
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -122,6 +125,8 @@ fn the_optional_settings_keep_the_search_sound() {
         "se-depth=3,se-multicut=1",
         "counter-move=1",
         "lmr-log=150",
+        "prune-eval=0",
+        "rfp-depth=2",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }

@@ -773,6 +773,24 @@ impl<R: Evaluate> Worker<R> {
             depth
         };
 
+        // The static evaluation, made once and only where a test needs it.
+        let mut static_eval = None;
+        let mut eval = || *static_eval.get_or_insert_with(|| R::evaluate(pos));
+
+        // Reverse futility pruning: near the horizon, a quiet position
+        // whose evaluation clears beta by a margin a ply is trusted.
+        if !PV
+            && depth <= self.p.rfp_depth
+            && !forced
+            && beta.abs() < WIN_BOUND
+            && excluded == NO_EXCLUDED
+        {
+            let s = eval() - self.p.rfp_margin * depth;
+            if s >= beta {
+                return s;
+            }
+        }
+
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
         // everywhere). If a shallow search clears beta by a margin, trust it.
         if !PV
@@ -780,6 +798,8 @@ impl<R: Evaluate> Worker<R> {
             && !forced
             && beta.abs() < WIN_BOUND
             && excluded == NO_EXCLUDED
+            && (self.p.prune_eval >= 1000
+                || eval() + self.p.prune_eval >= beta + self.p.prune_margin_per_depth * depth)
         {
             let margin = self.p.prune_margin_per_depth * depth;
             let bound = beta + margin;
@@ -826,9 +846,7 @@ impl<R: Evaluate> Worker<R> {
             if depth <= self.p.lmp_depth {
                 prune_from = self.p.lmp_moves + (depth * depth) as usize;
             }
-            if depth <= self.p.futility_depth
-                && R::evaluate(pos) + self.p.futility_margin * depth <= alpha
-            {
+            if depth <= self.p.futility_depth && eval() + self.p.futility_margin * depth <= alpha {
                 prune_from = 1;
             }
         }

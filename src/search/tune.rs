@@ -101,6 +101,17 @@ pub struct Params {
     /// ln(place + 1) / `lmr_log` plies (rounded down; one less at PV
     /// nodes) where the rules above reduce it less (`lmr-log`; 0: never).
     pub lmr_log: i32,
+    /// The reduced-depth pruning test runs only where the static
+    /// evaluation plus this many centi-men reaches its bound
+    /// (`prune-eval`; 1000: wherever it may run).
+    pub prune_eval: Score,
+    /// Reverse futility pruning: at non-PV nodes of at most this depth with
+    /// no capture pending, a static evaluation that clears beta by
+    /// `rfp_margin` a ply is returned less that margin (`rfp-depth`; 0:
+    /// never)...
+    pub rfp_depth: i32,
+    /// ...(`rfp-margin`, centi-men a ply).
+    pub rfp_margin: Score,
 }
 
 /// The parameters the engine plays with.
@@ -130,6 +141,9 @@ pub const DEFAULT: Params = Params {
     se_multicut: false,
     counter_move: false,
     lmr_log: 0,
+    prune_eval: 1000,
+    rfp_depth: 0,
+    rfp_margin: 50,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -169,7 +183,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 25] = [
+pub const NAMES: [&str; 28] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -195,6 +209,9 @@ pub const NAMES: [&str; 25] = [
     "se-multicut",
     "counter-move",
     "lmr-log",
+    "prune-eval",
+    "rfp-depth",
+    "rfp-margin",
 ];
 
 impl Params {
@@ -242,6 +259,9 @@ impl Params {
                 "se-multicut" => p.se_multicut = v != 0,
                 "counter-move" => p.counter_move = v != 0,
                 "lmr-log" => p.lmr_log = v as i32,
+                "prune-eval" => p.prune_eval = v as Score,
+                "rfp-depth" => p.rfp_depth = v as i32,
+                "rfp-margin" => p.rfp_margin = v as Score,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -326,6 +346,9 @@ mod tests {
             (0, 1, 0, false)
         );
         assert!(!d.root_partial);
+        assert_eq!((d.prune_eval, d.rfp_depth), (1000, 0));
+        let g = Params::parse("prune-eval=40,rfp-depth=2,rfp-margin=60").unwrap();
+        assert_eq!((g.prune_eval, g.rfp_depth, g.rfp_margin), (40, 2, 60));
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
