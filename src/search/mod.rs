@@ -793,16 +793,15 @@ impl<R: Evaluate> Worker<R> {
 
         // Reduced-depth pruning test (no null move in draughts: zugzwang is
         // everywhere). If a shallow search clears beta by a margin, trust it.
+        let margin = self.p.prune_margin_per_depth * depth;
+        let bound = beta + margin;
         if !PV
             && depth >= self.p.prune_min_depth
             && !forced
             && beta.abs() < WIN_BOUND
             && excluded == NO_EXCLUDED
-            && (self.p.prune_eval >= 1000
-                || eval() + self.p.prune_eval >= beta + self.p.prune_margin_per_depth * depth)
+            && (self.p.prune_eval >= 1000 || eval() + self.p.prune_eval >= bound)
         {
-            let margin = self.p.prune_margin_per_depth * depth;
-            let bound = beta + margin;
             let d = depth * self.p.prune_depth_percent / 100;
             let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters);
             if self.stopped {
