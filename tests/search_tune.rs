@@ -30,7 +30,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -125,8 +125,9 @@ fn the_optional_settings_keep_the_search_sound() {
         "se-depth=3,se-multicut=1",
         "counter-move=1",
         "lmr-log=150",
-        "prune-eval=0",
+        "prune-eval=1000",
         "rfp-depth=2",
+        "threat-guard=1",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }

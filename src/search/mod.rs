@@ -776,6 +776,14 @@ impl<R: Evaluate> Worker<R> {
         // The static evaluation, made once and only where a test needs it.
         let mut static_eval = None;
         let mut eval = || *static_eval.get_or_insert_with(|| R::evaluate(pos));
+        // With `threat_guard`, the evaluation's tests below skip a node where
+        // the opponent threatens a capture (asked at most once, and only
+        // where such a test would run).
+        let guard = self.p.threat_guard;
+        let mut threatened = None;
+        let mut unguarded = || {
+            !guard || !*threatened.get_or_insert_with(|| side_has_capture(pos, pos.side().flip()))
+        };
 
         // Reverse futility pruning: near the horizon, a quiet position
         // whose evaluation clears beta by a margin a ply is trusted.
@@ -801,6 +809,7 @@ impl<R: Evaluate> Worker<R> {
             && beta.abs() < WIN_BOUND
             && excluded == NO_EXCLUDED
             && (self.p.prune_eval >= 1000 || eval() + self.p.prune_eval >= bound)
+            && unguarded()
         {
             let d = depth * self.p.prune_depth_percent / 100;
             let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters);
@@ -845,7 +854,10 @@ impl<R: Evaluate> Worker<R> {
             if depth <= self.p.lmp_depth {
                 prune_from = self.p.lmp_moves + (depth * depth) as usize;
             }
-            if depth <= self.p.futility_depth && eval() + self.p.futility_margin * depth <= alpha {
+            if depth <= self.p.futility_depth
+                && eval() + self.p.futility_margin * depth <= alpha
+                && unguarded()
+            {
                 prune_from = 1;
             }
         }

@@ -103,8 +103,12 @@ pub struct Params {
     pub lmr_log: i32,
     /// The reduced-depth pruning test runs only where the static
     /// evaluation plus this many centi-men reaches its bound
-    /// (`prune-eval`; 1000: wherever it may run; 0 in International, see
-    /// [`default_for`]).
+    /// (`prune-eval`; 1000: wherever it may run). 0 by default: +41.0 +/-
+    /// 19.0 in International, +20.9 and +32.2 in English, +34.9 in
+    /// Russian, +29.6 in Italian, +27.0 in Spanish and +22.6 in Brazilian
+    /// at 100,000 nodes a move, 400 games each, against the test
+    /// everywhere (docs/learning.md, "Fifth round" and "Sixth round");
+    /// 1000 in Turkish (see [`default_for`]).
     pub prune_eval: Score,
     /// Reverse futility pruning: at non-PV nodes of at most this depth with
     /// no capture pending, a static evaluation that clears beta by
@@ -113,6 +117,10 @@ pub struct Params {
     pub rfp_depth: i32,
     /// ...(`rfp-margin`, centi-men a ply).
     pub rfp_margin: Score,
+    /// Where the opponent threatens a capture, neither the reduced-depth
+    /// pruning test nor futility pruning runs: the static evaluation does
+    /// not see the threat (`threat-guard`; off by default).
+    pub threat_guard: bool,
 }
 
 /// The parameters the engine plays with.
@@ -142,9 +150,10 @@ pub const DEFAULT: Params = Params {
     se_multicut: false,
     counter_move: false,
     lmr_log: 0,
-    prune_eval: 1000,
+    prune_eval: 0,
     rfp_depth: 0,
     rfp_margin: 50,
+    threat_guard: false,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -168,15 +177,15 @@ pub const DEFAULT: Params = Params {
 ///   25.5 and +28.7 +/- 24.9 at 100,000 nodes, 400 games each on other
 ///   openings. The other variants keep one threat a line (Russian -0.9,
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
-/// - International runs the reduced-depth pruning test only where the
-///   static evaluation reaches its bound (`prune-eval=0`): +41.0 +/- 19.0
-///   at 100,000 nodes a move (400 games) and +55.2 +/- 25.1 at 200,000
-///   (222 games) against itself with the test everywhere
-///   (docs/learning.md, "Fifth round").
+/// - Turkish runs the reduced-depth pruning test wherever it may
+///   (`prune-eval=1000`): the evaluation gate every other variant plays
+///   with scored +14.8 +/- 24.1 there (400 games at 100,000 nodes a
+///   move), not proven (docs/learning.md, "Sixth round").
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     if variant == "turkish" {
         p.futility_depth = 0;
+        p.prune_eval = 1000;
     }
     if matches!(variant, "international" | "russian") {
         p.se_depth = 8;
@@ -185,14 +194,11 @@ pub fn default_for(variant: &str) -> Params {
     if matches!(variant, "international" | "turkish") {
         p.q_threats = 0;
     }
-    if variant == "international" {
-        p.prune_eval = 0;
-    }
     p
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 28] = [
+pub const NAMES: [&str; 29] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -221,6 +227,7 @@ pub const NAMES: [&str; 28] = [
     "prune-eval",
     "rfp-depth",
     "rfp-margin",
+    "threat-guard",
 ];
 
 impl Params {
@@ -271,6 +278,7 @@ impl Params {
                 "prune-eval" => p.prune_eval = v as Score,
                 "rfp-depth" => p.rfp_depth = v as i32,
                 "rfp-margin" => p.rfp_margin = v as Score,
+                "threat-guard" => p.threat_guard = v != 0,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -355,9 +363,10 @@ mod tests {
             (0, 1, 0, false)
         );
         assert!(!d.root_partial);
-        assert_eq!((d.prune_eval, d.rfp_depth), (1000, 0));
+        assert_eq!((d.prune_eval, d.rfp_depth), (0, 0));
         let g = Params::parse("prune-eval=40,rfp-depth=2,rfp-margin=60").unwrap();
         assert_eq!((g.prune_eval, g.rfp_depth, g.rfp_margin), (40, 2, 60));
+        assert!(!d.threat_guard && Params::parse("threat-guard=1").unwrap().threat_guard);
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
@@ -368,20 +377,14 @@ mod tests {
         // the others with it.
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
+        assert_eq!(default_for("turkish").prune_eval, 1000);
         assert_eq!(default_for("english"), DEFAULT);
         let i = default_for("international");
         assert_eq!((i.se_depth, i.se_multicut), (8, true));
         assert_eq!((i.q_threats, i.prune_eval), (0, 0));
         let r = default_for("russian");
         assert_eq!((r.se_depth, r.se_multicut, r.q_threats), (8, true, 1));
-        assert_eq!(
-            Params {
-                q_threats: 1,
-                prune_eval: 1000,
-                ..i
-            },
-            r
-        );
+        assert_eq!(Params { q_threats: 1, ..i }, r);
         assert_eq!(
             Params::parse_over(i, "se-depth=0").unwrap().se_depth,
             0,
