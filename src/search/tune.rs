@@ -105,10 +105,10 @@ pub struct Params {
     /// evaluation plus this many centi-men reaches its bound
     /// (`prune-eval`; 1000: wherever it may run). 0 by default: +41.0 +/-
     /// 19.0 in International, +20.9 and +32.2 in English, +34.9 in
-    /// Russian, +29.6 in Italian, +27.0 in Spanish and +22.6 in Brazilian
-    /// at 100,000 nodes a move, 400 games each, against the test
-    /// everywhere (docs/learning.md, "Fifth round" and "Sixth round");
-    /// 1000 in Turkish (see [`default_for`]).
+    /// Russian, +29.6 in Italian, +27.0 in Spanish, +22.6 in Brazilian and
+    /// +14.8 and +36.6 in Turkish (two sets of openings) at 100,000 nodes a
+    /// move, 400 games each, against the test everywhere (docs/learning.md,
+    /// "Fifth round" and "Sixth round").
     pub prune_eval: Score,
     /// Reverse futility pruning: at non-PV nodes of at most this depth with
     /// no capture pending, a static evaluation that clears beta by
@@ -177,15 +177,10 @@ pub const DEFAULT: Params = Params {
 ///   25.5 and +28.7 +/- 24.9 at 100,000 nodes, 400 games each on other
 ///   openings. The other variants keep one threat a line (Russian -0.9,
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
-/// - Turkish runs the reduced-depth pruning test wherever it may
-///   (`prune-eval=1000`): the evaluation gate every other variant plays
-///   with scored +14.8 +/- 24.1 there (400 games at 100,000 nodes a
-///   move), not proven (docs/learning.md, "Sixth round").
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     if variant == "turkish" {
         p.futility_depth = 0;
-        p.prune_eval = 1000;
     }
     if matches!(variant, "international" | "russian") {
         p.se_depth = 8;
@@ -377,7 +372,7 @@ mod tests {
         // the others with it.
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
-        assert_eq!(default_for("turkish").prune_eval, 1000);
+        assert_eq!(default_for("turkish").prune_eval, 0);
         assert_eq!(default_for("english"), DEFAULT);
         let i = default_for("international");
         assert_eq!((i.se_depth, i.se_multicut), (8, true));
