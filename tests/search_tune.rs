@@ -128,6 +128,7 @@ fn the_optional_settings_keep_the_search_sound() {
         "prune-eval=1000",
         "rfp-depth=2",
         "threat-guard=1",
+        "tt-eval=1",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }

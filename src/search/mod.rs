@@ -738,7 +738,10 @@ impl<R: Evaluate> Worker<R> {
         if let Some(e) = entry {
             tt_move_packed = e.mv;
             let s = from_tt(e.score, ply);
-            if !PV && excluded == NO_EXCLUDED && (e.depth >= depth || s.abs() > WIN_BOUND) {
+            // Win scores too cut only from a search as deep: a shallower
+            // one may have missed a quicker win, and its distance would
+            // stay in the table at every later depth.
+            if !PV && excluded == NO_EXCLUDED && e.depth >= depth {
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => s >= beta,
@@ -774,8 +777,26 @@ impl<R: Evaluate> Worker<R> {
         };
 
         // The static evaluation, made once and only where a test needs it.
+        // With `tt_eval`, a table entry whose bound lies on the right side
+        // of the evaluation stands in for it.
+        let tt_score = match entry {
+            Some(e) if self.p.tt_eval && excluded == NO_EXCLUDED => {
+                Some((from_tt(e.score, ply), e.bound))
+            }
+            _ => None,
+        };
         let mut static_eval = None;
-        let mut eval = || *static_eval.get_or_insert_with(|| R::evaluate(pos));
+        let mut eval = || {
+            *static_eval.get_or_insert_with(|| {
+                let e = R::evaluate(pos);
+                match tt_score {
+                    Some((s, Bound::Exact)) if s.abs() < WIN_BOUND => s,
+                    Some((s, Bound::Lower)) if s > e && s < WIN_BOUND => s,
+                    Some((s, Bound::Upper)) if s < e && s > -WIN_BOUND => s,
+                    _ => e,
+                }
+            })
+        };
         // With `threat_guard`, the evaluation's tests below skip a node where
         // the opponent threatens a capture (asked at most once, and only
         // where such a test would run).

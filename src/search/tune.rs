@@ -103,7 +103,8 @@ pub struct Params {
     pub lmr_log: i32,
     /// The reduced-depth pruning test runs only where the static
     /// evaluation plus this many centi-men reaches its bound
-    /// (`prune-eval`; 1000: wherever it may run). 0 by default: +41.0 +/-
+    /// (`prune-eval`, -1000 to 1000; 1000: wherever it may run; below 0:
+    /// only where the evaluation clears the bound by that much). 0 by default: +41.0 +/-
     /// 19.0 in International, +20.9 and +32.2 in English, +34.9 in
     /// Russian, +29.6 in Italian, +27.0 in Spanish, +22.6 in Brazilian and
     /// +14.8 and +36.6 in Turkish (two sets of openings) at 100,000 nodes a
@@ -121,6 +122,12 @@ pub struct Params {
     /// pruning test nor futility pruning runs: the static evaluation does
     /// not see the threat (`threat-guard`; off by default).
     pub threat_guard: bool,
+    /// The tests that read the static evaluation (the reduced-depth test's
+    /// gate, futility and reverse futility pruning) read the table's score
+    /// instead where the entry's bound says the node is worth more (lower
+    /// bound above the evaluation), less (upper bound below it) or exactly
+    /// that (`tt-eval`; off by default).
+    pub tt_eval: bool,
 }
 
 /// The parameters the engine plays with.
@@ -154,6 +161,7 @@ pub const DEFAULT: Params = Params {
     rfp_depth: 0,
     rfp_margin: 50,
     threat_guard: false,
+    tt_eval: false,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -193,7 +201,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 29] = [
+pub const NAMES: [&str; 30] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -223,6 +231,7 @@ pub const NAMES: [&str; 29] = [
     "rfp-depth",
     "rfp-margin",
     "threat-guard",
+    "tt-eval",
 ];
 
 impl Params {
@@ -238,12 +247,20 @@ impl Params {
             let (name, value) = item
                 .split_once('=')
                 .ok_or_else(|| format!("'{item}' is not name=value"))?;
+            // The gate's allowance may be negative (a stricter gate).
+            let low = if name.trim() == "prune-eval" {
+                -1000
+            } else {
+                0
+            };
             let v: i64 = value
                 .trim()
                 .parse()
                 .ok()
-                .filter(|v| (0..=1000).contains(v))
-                .ok_or_else(|| format!("{name}: '{value}' is not a whole number from 0 to 1000"))?;
+                .filter(|v| (low..=1000).contains(v))
+                .ok_or_else(|| {
+                    format!("{name}: '{value}' is not a whole number from {low} to 1000")
+                })?;
             match name.trim() {
                 "aspiration" => p.aspiration_window = v.max(1) as Score,
                 "prune-min-depth" => p.prune_min_depth = v as i32,
@@ -274,6 +291,7 @@ impl Params {
                 "rfp-depth" => p.rfp_depth = v as i32,
                 "rfp-margin" => p.rfp_margin = v as Score,
                 "threat-guard" => p.threat_guard = v != 0,
+                "tt-eval" => p.tt_eval = v != 0,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -362,6 +380,7 @@ mod tests {
         let g = Params::parse("prune-eval=40,rfp-depth=2,rfp-margin=60").unwrap();
         assert_eq!((g.prune_eval, g.rfp_depth, g.rfp_margin), (40, 2, 60));
         assert!(!d.threat_guard && Params::parse("threat-guard=1").unwrap().threat_guard);
+        assert!(!d.tt_eval && Params::parse("tt-eval=1").unwrap().tt_eval);
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
@@ -399,6 +418,10 @@ mod tests {
         assert!(Params::parse("prune-margin=-3")
             .unwrap_err()
             .contains("0 to 1000"));
+        assert_eq!(Params::parse("prune-eval=-30").unwrap().prune_eval, -30);
+        assert!(Params::parse("prune-eval=-1001")
+            .unwrap_err()
+            .contains("-1000 to 1000"));
         assert!(Params::parse("speed=9")
             .unwrap_err()
             .contains("unknown parameter"));
