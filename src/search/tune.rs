@@ -104,12 +104,13 @@ pub struct Params {
     /// The reduced-depth pruning test runs only where the static
     /// evaluation plus this many centi-men reaches its bound
     /// (`prune-eval`, -1000 to 1000; 1000: wherever it may run; below 0:
-    /// only where the evaluation clears the bound by that much). 0 by default: +41.0 +/-
-    /// 19.0 in International, +20.9 and +32.2 in English, +34.9 in
-    /// Russian, +29.6 in Italian, +27.0 in Spanish, +22.6 in Brazilian and
-    /// +14.8 and +36.6 in Turkish (two sets of openings) at 100,000 nodes a
-    /// move, 400 games each, against the test everywhere (docs/learning.md,
-    /// "Fifth round" and "Sixth round").
+    /// only where the evaluation clears the bound by that much). 0 by
+    /// default: +41.0 +/- 19.0 in International, +20.9 and +32.2 in
+    /// English, +34.9 in Russian, +29.6 in Italian, +27.0 in Spanish,
+    /// +22.6 in Brazilian and +14.8 and +36.6 in Turkish (two sets of
+    /// openings) at 100,000 nodes a move, 400 games each, against the test
+    /// everywhere (docs/learning.md, "Fifth round" and "Sixth round"); a
+    /// stricter gate (-30) +4.3 in International ("Seventh round").
     pub prune_eval: Score,
     /// Reverse futility pruning: at non-PV nodes of at most this depth with
     /// no capture pending, a static evaluation that clears beta by
