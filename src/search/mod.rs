@@ -779,17 +779,18 @@ impl<R: Evaluate> Worker<R> {
         // The static evaluation, made once and only where a test needs it.
         // With `tt_eval`, a table entry whose bound lies on the right side
         // of the evaluation stands in for it.
-        let tt_score = match entry {
-            Some(e) if self.p.tt_eval && excluded == NO_EXCLUDED => {
-                Some((from_tt(e.score, ply), e.bound))
-            }
-            _ => None,
+        // The entry is read only inside the closure, so a node that never
+        // evaluates does no work for it.
+        let stand_in = if self.p.tt_eval && excluded == NO_EXCLUDED {
+            entry
+        } else {
+            None
         };
         let mut static_eval = None;
         let mut eval = || {
             *static_eval.get_or_insert_with(|| {
                 let e = R::evaluate(pos);
-                match tt_score {
+                match stand_in.map(|t| (from_tt(t.score, ply), t.bound)) {
                     Some((s, Bound::Exact)) if s.abs() < WIN_BOUND => s,
                     Some((s, Bound::Lower)) if s > e && s < WIN_BOUND => s,
                     Some((s, Bound::Upper)) if s < e && s > -WIN_BOUND => s,
