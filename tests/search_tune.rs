@@ -129,6 +129,8 @@ fn the_optional_settings_keep_the_search_sound() {
         "rfp-depth=2",
         "threat-guard=1",
         "tt-eval=1",
+        "lmr-tactical=1",
+        "lmr-tactical=2",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }

@@ -983,6 +983,9 @@ impl<R: Evaluate> Worker<R> {
                         let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32;
                         r = r.max(log - PV as i32);
                     }
+                    if self.p.lmr_tactical > 0 && side_has_capture(&child, child.side()) {
+                        r = r.min(2 - self.p.lmr_tactical as i32);
+                    }
                     r = r.min(new_depth - 1).max(0);
                 }
                 let mut s = -self.search::<false, SMP>(

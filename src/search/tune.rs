@@ -129,6 +129,10 @@ pub struct Params {
     /// bound above the evaluation), less (upper bound below it) or exactly
     /// that (`tt-eval`; off by default).
     pub tt_eval: bool,
+    /// A late move that leaves the opponent a capture (an exchange or a
+    /// sacrifice: the moves a shot starts with) is reduced at most one ply
+    /// at 1, not at all at 2 (`lmr-tactical`; 0, off, by default).
+    pub lmr_tactical: u8,
 }
 
 /// The parameters the engine plays with.
@@ -163,6 +167,7 @@ pub const DEFAULT: Params = Params {
     rfp_margin: 50,
     threat_guard: false,
     tt_eval: false,
+    lmr_tactical: 0,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -202,7 +207,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 30] = [
+pub const NAMES: [&str; 31] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -233,6 +238,7 @@ pub const NAMES: [&str; 30] = [
     "rfp-margin",
     "threat-guard",
     "tt-eval",
+    "lmr-tactical",
 ];
 
 impl Params {
@@ -293,6 +299,7 @@ impl Params {
                 "rfp-margin" => p.rfp_margin = v as Score,
                 "threat-guard" => p.threat_guard = v != 0,
                 "tt-eval" => p.tt_eval = v != 0,
+                "lmr-tactical" => p.lmr_tactical = v.min(2) as u8,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -382,6 +389,8 @@ mod tests {
         assert_eq!((g.prune_eval, g.rfp_depth, g.rfp_margin), (40, 2, 60));
         assert!(!d.threat_guard && Params::parse("threat-guard=1").unwrap().threat_guard);
         assert!(!d.tt_eval && Params::parse("tt-eval=1").unwrap().tt_eval);
+        assert_eq!(d.lmr_tactical, 0);
+        assert_eq!(Params::parse("lmr-tactical=7").unwrap().lmr_tactical, 2);
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
