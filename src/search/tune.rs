@@ -131,7 +131,10 @@ pub struct Params {
     pub tt_eval: bool,
     /// A late move that leaves the opponent a capture (an exchange or a
     /// sacrifice: the moves a shot starts with) is reduced at most one ply
-    /// at 1, not at all at 2 (`lmr-tactical`; 0, off, by default).
+    /// at 1, not at all at 2 (`lmr-tactical`; 0, off, by default: at 1,
+    /// -8.7 +/- 18.8 in International and +5.2 +/- 21.7 in English at
+    /// 100,000 nodes a move, 400 games each; docs/learning.md, "Eighth
+    /// round").
     pub lmr_tactical: u8,
 }
 
