@@ -779,8 +779,8 @@ impl<R: Evaluate> Worker<R> {
         // The static evaluation, made once and only where a test needs it.
         // With `tt_eval`, a table entry whose bound lies on the right side
         // of the evaluation stands in for it.
-        // The entry is read only inside the closure, so a node that never
-        // evaluates does no work for it.
+        // The entry's score is converted only inside the closure, where the
+        // evaluation is made.
         let stand_in = if self.p.tt_eval && excluded == NO_EXCLUDED {
             entry
         } else {
