@@ -779,13 +779,8 @@ impl<R: Evaluate> Worker<R> {
         // The static evaluation, made once and only where a test needs it.
         // With `tt_eval`, a table entry whose bound lies on the right side
         // of the evaluation stands in for it.
-        // The entry's score is converted only inside the closure, where the
-        // evaluation is made.
-        let stand_in = if self.p.tt_eval && excluded == NO_EXCLUDED {
-            entry
-        } else {
-            None
-        };
+        // The entry's score is converted only where the evaluation is made.
+        let stand_in = entry.filter(|_| self.p.tt_eval && excluded == NO_EXCLUDED);
         let mut static_eval = None;
         let mut eval = || {
             *static_eval.get_or_insert_with(|| {
