@@ -420,7 +420,7 @@ impl<R: Evaluate> Worker<R> {
             leaf_plies: 0,
             leaves: 0,
             root_depth: 0,
-            tm: TimeManager::new(&Limits::default(), Instant::now()),
+            tm: TimeManager::new(&Limits::default(), Instant::now(), 0),
             limits: Limits::default(),
             pondering: false,
             stopped: false,
@@ -1279,7 +1279,7 @@ impl<R: Evaluate> Worker<R> {
         self.p = tune::params_for(R::NAME);
         *self.lmr_log = lmr_log_table(self.p.lmr_log);
         self.limits = job.limits.clone();
-        self.tm = TimeManager::new(&job.limits, job.start);
+        self.tm = TimeManager::new(&job.limits, job.start, self.p.time_soft_percent);
         self.pondering = job.ponder;
         let window = (job.reversible as usize).min(job.history.len());
         // The job gives plies since the last capture or man move; plies

@@ -68,8 +68,10 @@ pub struct TimeManager {
 }
 
 impl TimeManager {
-    /// Budgets for `limits`, counted from `start`.
-    pub fn new(limits: &Limits, start: Instant) -> Self {
+    /// Budgets for `limits`, counted from `start`; with a clock, no new
+    /// iteration starts after `soft_percent` % of the move's budget (the
+    /// variant's `time-soft`).
+    pub fn new(limits: &Limits, start: Instant, soft_percent: u32) -> Self {
         if limits.infinite {
             return TimeManager {
                 start,
@@ -98,7 +100,7 @@ impl TimeManager {
             let h = (budget * HARD_BUDGETS)
                 .min(cap)
                 .max(Duration::from_millis(1));
-            let s = (budget * super::tune::params().time_soft_percent / 100).min(h);
+            let s = (budget * soft_percent / 100).min(h);
             soft = Some(soft.map_or(s, |x: Duration| x.min(s)));
             hard = Some(hard.map_or(h, |x: Duration| x.min(h)));
         }
@@ -161,7 +163,7 @@ mod tests {
         assert!(stability_share_percent(0.0, -30) < 70);
         assert_eq!(stability_share_percent(5.0, 100), 250);
         let now = Instant::now();
-        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
+        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now, 60);
         assert!(tm.soft_share_expired(0));
         assert!(!tm.soft_share_expired(250));
     }
@@ -174,7 +176,7 @@ mod tests {
                 time: Some(Duration::from_millis(ms)),
                 ..Default::default()
             };
-            let tm = TimeManager::new(&l, now);
+            let tm = TimeManager::new(&l, now, 60);
             let hard = tm.hard.unwrap();
             assert!(
                 hard <= Duration::from_millis(ms)
@@ -186,12 +188,29 @@ mod tests {
     }
 
     #[test]
+    fn soft_limit_follows_the_setting() {
+        // A larger soft share starts iterations later, never past the
+        // hard limit; the hard limit does not depend on it.
+        let now = Instant::now();
+        let l = Limits {
+            time: Some(Duration::from_secs(5)),
+            inc: Duration::from_millis(50),
+            ..Default::default()
+        };
+        let (a, b) = (TimeManager::new(&l, now, 60), TimeManager::new(&l, now, 90));
+        assert!(a.soft.unwrap() < b.soft.unwrap());
+        assert_eq!(a.hard, b.hard);
+        let huge = TimeManager::new(&l, now, 1000);
+        assert_eq!(huge.soft, huge.hard);
+    }
+
+    #[test]
     fn share_of_the_soft_budget() {
         let now = Instant::now();
-        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now);
+        let tm = TimeManager::new(&Limits::movetime(Duration::from_secs(60)), now, 60);
         assert!(tm.soft_share_expired(0));
         assert!(!tm.soft_share_expired(10));
-        let untimed = TimeManager::new(&Limits::depth(5), now);
+        let untimed = TimeManager::new(&Limits::depth(5), now, 60);
         assert!(!untimed.soft_share_expired(0));
     }
 
@@ -202,7 +221,7 @@ mod tests {
             movetime: Some(Duration::from_millis(1)),
             ..Default::default()
         };
-        let tm = TimeManager::new(&l, Instant::now());
+        let tm = TimeManager::new(&l, Instant::now(), 60);
         assert!(!tm.is_timed());
         assert!(!tm.hard_expired());
     }

@@ -66,8 +66,9 @@ pub struct Params {
     /// never).
     pub iir_depth: i32,
     /// With a clock, no new iteration starts after this percentage of the
-    /// move's budget (`time-soft`; 90 scored +17.4 +/- 18.8 over 60 at
-    /// 5 s + 0.05 s in English, 400 games: not yet proven)...
+    /// move's budget (`time-soft`; 60, and 90 in English, where it scored
+    /// +13.5 +/- 13.2 over 60 at 5 s + 0.05 s in 800 games, see
+    /// [`default_for`])...
     pub time_soft_percent: u32,
     /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
     /// time while the best move changes from one iteration to the next or
@@ -196,6 +197,9 @@ pub const DEFAULT: Params = Params {
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
+    if variant == "english" {
+        p.time_soft_percent = 90;
+    }
     if variant == "turkish" {
         p.futility_depth = 0;
     }
@@ -341,12 +345,6 @@ pub fn params_for(variant: &str) -> Params {
         .unwrap_or(base)
 }
 
-/// The settings that do not depend on the variant (the clock's), with
-/// `KONDAVO_TUNE` applied.
-pub fn params() -> Params {
-    params_for("")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,7 +403,17 @@ mod tests {
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
         assert_eq!(default_for("turkish").prune_eval, 0);
-        assert_eq!(default_for("english"), DEFAULT);
+        // English stops starting iterations later (90 % of the budget).
+        let e = default_for("english");
+        assert_eq!(e.time_soft_percent, 90);
+        assert_eq!(default_for("italian").time_soft_percent, 60);
+        assert_eq!(
+            Params {
+                time_soft_percent: 60,
+                ..e
+            },
+            DEFAULT
+        );
         let i = default_for("international");
         assert_eq!((i.se_depth, i.se_multicut), (8, true));
         assert_eq!((i.q_threats, i.prune_eval), (0, 0));
