@@ -66,9 +66,9 @@ pub struct Params {
     /// never).
     pub iir_depth: i32,
     /// With a clock, no new iteration starts after this percentage of the
-    /// move's budget (`time-soft`; 60, and 90 in English, where it scored
-    /// +13.5 +/- 13.2 over 60 at 5 s + 0.05 s in 800 games, see
-    /// [`default_for`])...
+    /// move's budget (`time-soft`; 60, and 90 in English and International,
+    /// where it scored +13.5 +/- 13.2 over 60 at 5 s + 0.05 s in 800 games
+    /// and +16.5 +/- 14.5 in 400, see [`default_for`])...
     pub time_soft_percent: u32,
     /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
     /// time while the best move changes from one iteration to the next or
@@ -197,7 +197,7 @@ pub const DEFAULT: Params = Params {
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
-    if variant == "english" {
+    if matches!(variant, "english" | "international") {
         p.time_soft_percent = 90;
     }
     if variant == "turkish" {
@@ -403,9 +403,11 @@ mod tests {
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
         assert_eq!(default_for("turkish").prune_eval, 0);
-        // English stops starting iterations later (90 % of the budget).
+        // English and International stop starting iterations later (90 %
+        // of the budget).
         let e = default_for("english");
         assert_eq!(e.time_soft_percent, 90);
+        assert_eq!(default_for("international").time_soft_percent, 90);
         assert_eq!(default_for("italian").time_soft_percent, 60);
         assert_eq!(
             Params {
@@ -419,7 +421,14 @@ mod tests {
         assert_eq!((i.q_threats, i.prune_eval), (0, 0));
         let r = default_for("russian");
         assert_eq!((r.se_depth, r.se_multicut, r.q_threats), (8, true, 1));
-        assert_eq!(Params { q_threats: 1, ..i }, r);
+        assert_eq!(
+            Params {
+                q_threats: 1,
+                time_soft_percent: 60,
+                ..i
+            },
+            r
+        );
         assert_eq!(
             Params::parse_over(i, "se-depth=0").unwrap().se_depth,
             0,
