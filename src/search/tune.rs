@@ -195,6 +195,11 @@ pub const DEFAULT: Params = Params {
 ///   25.5 and +28.7 +/- 24.9 at 100,000 nodes, 400 games each on other
 ///   openings. The other variants keep one threat a line (Russian -0.9,
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
+/// - English and International start no iteration after 90 % of the
+///   move's budget, not 60 % (`time-soft=90`): +13.5 +/- 13.2 over 800
+///   games and +16.5 +/- 14.5 over 400 at 5 s + 0.05 s against itself
+///   with 60 (docs/learning.md, "Clock use"). The other variants have no
+///   games with it yet.
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     if matches!(variant, "english" | "international") {
