@@ -67,8 +67,7 @@ pub struct Params {
     pub iir_depth: i32,
     /// With a clock, no new iteration starts after this percentage of the
     /// move's budget (`time-soft`; 60, and 90 in English and International,
-    /// where it scored +13.5 +/- 13.2 over 60 at 5 s + 0.05 s in 800 games
-    /// and +16.5 +/- 14.5 in 400, see [`default_for`])...
+    /// see [`default_for`])...
     pub time_soft_percent: u32,
     /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
     /// time while the best move changes from one iteration to the next or
