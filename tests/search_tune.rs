@@ -1,16 +1,16 @@
 //! The search's optional settings (`KONDAVO_TUNE`) switched on as hard as
 //! they go: the singular extension's test at every node of depth 3 or more,
-//! with multi-cut, counter moves in the ordering, and logarithmic late move
-//! reductions twice as deep as `lmr-log=200`, the reduced-depth test only
-//! where the evaluation reaches its bound, and reverse futility pruning
-//! at depth 1 and 2. The settings are read
-//! once a process, so this file holds a single test that sets them before
-//! any search. With them, every variant's search must still return legal
-//! moves and lines from random positions, and still play each constructed
-//! shot (a quiet sacrifice that wins material by force; the same positions
-//! as `search_tactics.rs`, which checks them with a material minimax) with
-//! a clearly positive score. Each setting alone takes effect: it changes
-//! the nodes `kondavo bench` searches.
+//! with multi-cut, counter moves and both continuation histories in the
+//! ordering, and logarithmic late move reductions twice as deep as
+//! `lmr-log=200`, the reduced-depth test only where the evaluation reaches
+//! its bound, and reverse futility pruning at depth 1 and 2. The settings
+//! are read once a process, so this file holds a single test that sets them
+//! before any search. With them, every variant's search must still return
+//! legal moves and lines from random positions, and still play each
+//! constructed shot (a quiet sacrifice that wins material by force; the same
+//! positions as `search_tactics.rs`, which checks them with a material
+//! minimax) with a clearly positive score. Each setting alone takes effect:
+//! it changes the nodes `kondavo bench` searches.
 
 use kondavo::eval::Evaluate;
 use kondavo::movegen::{generate, MoveList};
@@ -30,7 +30,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -131,6 +131,8 @@ fn the_optional_settings_keep_the_search_sound() {
         "tt-eval=1",
         "lmr-tactical=1",
         "lmr-tactical=2",
+        "cont-history=1",
+        "cont-history=2",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }
@@ -141,6 +143,7 @@ fn the_optional_settings_keep_the_search_sound() {
     let p = tune::params_for("international");
     assert_eq!((p.se_depth, p.se_margin), (3, 2));
     assert!(p.se_multicut && p.counter_move);
+    assert_eq!(p.cont_history, 3);
 
     let mut rng = XorShift::new(0x5eed_5e77);
     for v in Variant::ALL {

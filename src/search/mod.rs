@@ -104,6 +104,16 @@ const CHECK_EVERY: u64 = 1024;
 const NO_EXCLUDED: u8 = u8::MAX;
 /// History bonuses saturate around this value.
 const HISTORY_MAX: i32 = 16_384;
+/// Entries of one continuation history table: 64 previous to bits by 64
+/// from bits by 64 to bits.
+const CONT_TABLE: usize = 64 * 64 * 64;
+
+/// The index of a quiet move (`from`, `to`) after a move to `prev_to` in
+/// one continuation history table.
+#[inline(always)]
+fn cont_index(prev_to: u8, from: u8, to: u8) -> usize {
+    ((prev_to as usize & 63) << 12) | ((from as usize & 63) << 6) | (to as usize & 63)
+}
 
 // ---- Shared state ---------------------------------------------------------
 
@@ -353,6 +363,11 @@ pub struct Worker<R: Evaluate> {
     /// The quiet move (a [`move_id`]) that last refuted a move, indexed by
     /// that move's [from bit][to bit] (`counter-move`).
     counter_moves: Box<[[u16; 64]; 64]>,
+    /// Continuation history (`cont-history`): quiet moves' scores indexed
+    /// by the to bit of the opponent's last move (first table) or of our
+    /// own move before it (second table), then the move's from and to bits
+    /// ([`cont_index`]).
+    cont: Box<[i32]>,
     /// By ply: the from and to bits of the move that led to the node.
     path: Vec<(u8, u8)>,
     /// Zobrist keys along the current path, by ply.
@@ -410,6 +425,7 @@ impl<R: Evaluate> Worker<R> {
             killers: vec![[NO_MOVE_ID; 2]; MAX_PLY + 2],
             history: Box::new([[0; 64]; 64]),
             counter_moves: Box::new([[NO_MOVE_ID; 64]; 64]),
+            cont: vec![0; 2 * CONT_TABLE].into_boxed_slice(),
             path: vec![(0, 0); MAX_PLY + 2],
             keys: vec![0; MAX_PLY + 2],
             game_keys: Vec::new(),
@@ -441,6 +457,7 @@ impl<R: Evaluate> Worker<R> {
     pub fn clear(&mut self) {
         *self.history = [[0; 64]; 64];
         *self.counter_moves = [[NO_MOVE_ID; 64]; 64];
+        self.cont.fill(0);
         for k in &mut self.killers {
             *k = [NO_MOVE_ID; 2];
         }
@@ -592,7 +609,33 @@ impl<R: Evaluate> Worker<R> {
                 s += 1 << 19;
             }
         }
-        s + *self.history_of(mv)
+        s + *self.history_of(mv) + self.cont_score(mv, ply)
+    }
+
+    /// The continuation history's score of quiet move `mv` at `ply`: the
+    /// tables `cont-history` turns on (bit 1: after the opponent's last
+    /// move, bit 2: after our own move before it), summed.
+    #[inline(always)]
+    fn cont_score(&self, mv: &Move, ply: usize) -> i32 {
+        let mut s = 0;
+        for table in 0..2 {
+            if let Some(i) = self.cont_slot(table, mv, ply) {
+                s += self.cont[i];
+            }
+        }
+        s
+    }
+
+    /// Where table `table` of [`Worker::cont`] keeps `mv` at `ply`, when
+    /// `cont-history` turns that table on and the path reaches back far
+    /// enough.
+    #[inline(always)]
+    fn cont_slot(&self, table: usize, mv: &Move, ply: usize) -> Option<usize> {
+        if self.p.cont_history & (1 << table) == 0 || ply < 1 + table {
+            return None;
+        }
+        let prev_to = self.path[ply - table].1;
+        Some(table * CONT_TABLE + cont_index(prev_to, mv.from, mv.to))
     }
 
     /// Where [`Worker::counter_moves`] keeps the counter move of the move
@@ -620,6 +663,11 @@ impl<R: Evaluate> Worker<R> {
         let bonus = (depth * depth).min(400);
         let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
         update(self.history_of_mut(&mv), bonus);
+        for table in 0..2 {
+            if let Some(c) = self.cont_slot(table, &mv, ply) {
+                update(&mut self.cont[c], bonus);
+            }
+        }
         if !self.p.history_malus {
             return;
         }
@@ -627,6 +675,11 @@ impl<R: Evaluate> Worker<R> {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
                 update(self.history_of_mut(&m), -bonus);
+                for table in 0..2 {
+                    if let Some(c) = self.cont_slot(table, &m, ply) {
+                        update(&mut self.cont[c], -bonus);
+                    }
+                }
             }
         }
     }
@@ -1139,8 +1192,8 @@ impl<R: Evaluate> Worker<R> {
     ///
     /// These searches leave no trace: they store what they find in a table
     /// of their own (looked in before the main one), and the killers,
-    /// history and root move order are put back afterwards, so the next
-    /// iteration's first line is again what a single-line search finds.
+    /// history (continuation history too) and root move order are put back
+    /// afterwards, so the next iteration's first line is again what a single-line search finds.
     fn other_lines<const SMP: bool>(
         &mut self,
         job: &Job<R>,
@@ -1152,6 +1205,7 @@ impl<R: Evaluate> Worker<R> {
         let order = self.root_moves.clone();
         let history = self.history.clone();
         let killers = self.killers.clone();
+        let cont = (self.p.cont_history != 0).then(|| self.cont.clone());
         self.other_line = true;
         let mut cap = self.root_moves[0].score;
         for k in 1..multipv {
@@ -1168,6 +1222,9 @@ impl<R: Evaluate> Worker<R> {
         self.root_moves = order;
         self.history = history;
         self.killers = killers;
+        if let Some(cont) = cont {
+            self.cont = cont;
+        }
     }
 
     /// The report of root line `k` (0 = best) after its search at `depth`.

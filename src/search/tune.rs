@@ -136,6 +136,12 @@ pub struct Params {
     /// 100,000 nodes a move, 400 games each; docs/learning.md, "Eighth
     /// round").
     pub lmr_tactical: u8,
+    /// Continuation history for the ordering of quiet moves: besides the
+    /// history by from and to, a move's score after the opponent's last
+    /// move lands on a square (bit 1) and after our own move before it
+    /// (bit 2), learned like the history (`cont-history`, 0 to 3; 0, off,
+    /// by default).
+    pub cont_history: u8,
 }
 
 /// The parameters the engine plays with.
@@ -171,6 +177,7 @@ pub const DEFAULT: Params = Params {
     threat_guard: false,
     tt_eval: false,
     lmr_tactical: 0,
+    cont_history: 0,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -218,7 +225,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 31] = [
+pub const NAMES: [&str; 32] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -250,6 +257,7 @@ pub const NAMES: [&str; 31] = [
     "threat-guard",
     "tt-eval",
     "lmr-tactical",
+    "cont-history",
 ];
 
 impl Params {
@@ -311,6 +319,7 @@ impl Params {
                 "threat-guard" => p.threat_guard = v != 0,
                 "tt-eval" => p.tt_eval = v != 0,
                 "lmr-tactical" => p.lmr_tactical = v.min(2) as u8,
+                "cont-history" => p.cont_history = v.min(3) as u8,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
@@ -396,6 +405,8 @@ mod tests {
         assert!(!d.tt_eval && Params::parse("tt-eval=1").unwrap().tt_eval);
         assert_eq!(d.lmr_tactical, 0);
         assert_eq!(Params::parse("lmr-tactical=7").unwrap().lmr_tactical, 2);
+        assert_eq!(d.cont_history, 0);
+        assert_eq!(Params::parse("cont-history=9").unwrap().cont_history, 3);
         assert_eq!(p.prune_margin_per_depth, 14);
         assert_eq!(p.lmr_deep_moves, 6);
         assert_eq!(p.q_threats, 2);
