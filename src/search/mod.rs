@@ -104,6 +104,13 @@ const CHECK_EVERY: u64 = 1024;
 const NO_EXCLUDED: u8 = u8::MAX;
 /// History bonuses saturate around this value.
 const HISTORY_MAX: i32 = 16_384;
+/// Moves history score `h` by `bonus` (a malus when negative), less as it
+/// nears [`HISTORY_MAX`].
+#[inline(always)]
+fn history_update(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+}
+
 /// Entries of one continuation history table: 64 previous to bits by 64
 /// from bits by 64 to bits.
 const CONT_TABLE: usize = 64 * 64 * 64;
@@ -617,6 +624,9 @@ impl<R: Evaluate> Worker<R> {
     /// move, bit 2: after our own move before it), summed.
     #[inline(always)]
     fn cont_score(&self, mv: &Move, ply: usize) -> i32 {
+        if self.p.cont_history == 0 {
+            return 0;
+        }
         let mut s = 0;
         for table in 0..2 {
             if let Some(i) = self.cont_slot(table, mv, ply) {
@@ -636,6 +646,16 @@ impl<R: Evaluate> Worker<R> {
         }
         let prev_to = self.path[ply - table].1;
         Some(table * CONT_TABLE + cont_index(prev_to, mv.from, mv.to))
+    }
+
+    /// Adds `bonus` (a malus when negative) to `mv`'s continuation
+    /// history entries at `ply`, as the history is updated.
+    fn reward_cont(&mut self, mv: &Move, ply: usize, bonus: i32) {
+        for table in 0..2 {
+            if let Some(c) = self.cont_slot(table, mv, ply) {
+                history_update(&mut self.cont[c], bonus);
+            }
+        }
     }
 
     /// Where [`Worker::counter_moves`] keeps the counter move of the move
@@ -661,12 +681,10 @@ impl<R: Evaluate> Worker<R> {
             self.killers[ply][0] = id;
         }
         let bonus = (depth * depth).min(400);
-        let update = |h: &mut i32, b: i32| *h += b - *h * b.abs() / HISTORY_MAX;
-        update(self.history_of_mut(&mv), bonus);
-        for table in 0..2 {
-            if let Some(c) = self.cont_slot(table, &mv, ply) {
-                update(&mut self.cont[c], bonus);
-            }
+        let cont = self.p.cont_history != 0;
+        history_update(self.history_of_mut(&mv), bonus);
+        if cont {
+            self.reward_cont(&mv, ply, bonus);
         }
         if !self.p.history_malus {
             return;
@@ -674,11 +692,9 @@ impl<R: Evaluate> Worker<R> {
         for &i in tried {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
-                update(self.history_of_mut(&m), -bonus);
-                for table in 0..2 {
-                    if let Some(c) = self.cont_slot(table, &m, ply) {
-                        update(&mut self.cont[c], -bonus);
-                    }
+                history_update(self.history_of_mut(&m), -bonus);
+                if cont {
+                    self.reward_cont(&m, ply, -bonus);
                 }
             }
         }
@@ -1193,7 +1209,8 @@ impl<R: Evaluate> Worker<R> {
     /// These searches leave no trace: they store what they find in a table
     /// of their own (looked in before the main one), and the killers,
     /// history (continuation history too) and root move order are put back
-    /// afterwards, so the next iteration's first line is again what a single-line search finds.
+    /// afterwards, so the next iteration's first line is again what a
+    /// single-line search finds.
     fn other_lines<const SMP: bool>(
         &mut self,
         job: &Job<R>,
