@@ -373,7 +373,7 @@ pub struct Worker<R: Evaluate> {
     /// Continuation history (`cont-history`): quiet moves' scores indexed
     /// by the to bit of the opponent's last move (first table) or of our
     /// own move before it (second table), then the move's from and to bits
-    /// ([`cont_index`]).
+    /// ([`cont_index`]); empty until a search with the setting on.
     cont: Box<[i32]>,
     /// By ply: the from and to bits of the move that led to the node.
     path: Vec<(u8, u8)>,
@@ -432,7 +432,7 @@ impl<R: Evaluate> Worker<R> {
             killers: vec![[NO_MOVE_ID; 2]; MAX_PLY + 2],
             history: Box::new([[0; 64]; 64]),
             counter_moves: Box::new([[NO_MOVE_ID; 64]; 64]),
-            cont: vec![0; 2 * CONT_TABLE].into_boxed_slice(),
+            cont: Box::new([]),
             path: vec![(0, 0); MAX_PLY + 2],
             keys: vec![0; MAX_PLY + 2],
             game_keys: Vec::new(),
@@ -1351,6 +1351,9 @@ impl<R: Evaluate> Worker<R> {
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
         self.local_egdb_hits = 0;
         self.p = tune::params_for(R::NAME);
+        if self.p.cont_history != 0 && self.cont.is_empty() {
+            self.cont = vec![0; 2 * CONT_TABLE].into_boxed_slice();
+        }
         *self.lmr_log = lmr_log_table(self.p.lmr_log);
         self.limits = job.limits.clone();
         self.tm = TimeManager::new(&job.limits, job.start, self.p.time_soft_percent);
