@@ -143,7 +143,7 @@ pub fn generate_openings_with<R: Evaluate>(
     check: &BalanceCheck,
     seed: u64,
 ) -> Vec<Opening<R>> {
-    let mut rng = seed | 1;
+    let mut rng = first_state(seed);
     let mut next = move || {
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -200,6 +200,19 @@ pub fn generate_openings_with<R: Evaluate>(
         );
     }
     out
+}
+
+/// The opening generator's first state for `seed` (a xorshift, whose state
+/// must not be 0). An odd seed starts from itself; an even seed is mixed
+/// first (SplitMix64), so that it does not start where the next odd seed
+/// does: seeds 2k and 2k + 1 gave the same openings when every seed started
+/// from `seed | 1`.
+fn first_state(seed: u64) -> u64 {
+    if seed & 1 == 1 {
+        seed
+    } else {
+        crate::tools::selfplay::SplitMix::new(seed).next_u64() | 1
+    }
 }
 
 /// Runs `check` on the end position of every opening, on `workers`
@@ -375,6 +388,25 @@ mod tests {
         assert_eq!(keys.len(), 6);
         assert!(o.iter().all(|x| x.moves.len() == 4));
         assert_eq!(generate_openings::<Russian>(6, 4, 60, 7), o);
+    }
+
+    /// Neighbouring seeds give different openings (an even seed used to give
+    /// the next odd seed's), and the generator's state is never 0.
+    #[test]
+    fn neighbouring_seeds_give_other_openings() {
+        let sets: Vec<Vec<Opening<English>>> = (6..=9)
+            .map(|seed| generate_openings::<English>(4, 6, 60, seed))
+            .collect();
+        for (i, a) in sets.iter().enumerate() {
+            assert_eq!(a.len(), 4);
+            for b in &sets[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        let firsts: rustc_hash::FxHashSet<u64> = (0..2000).map(first_state).collect();
+        assert_eq!(firsts.len(), 2000);
+        assert!(!firsts.contains(&0));
+        assert_eq!(first_state(147), 147);
     }
 
     /// The verdicts on a batch do not depend on how many threads check it
