@@ -66,8 +66,8 @@ pub struct Params {
     /// never).
     pub iir_depth: i32,
     /// With a clock, no new iteration starts after this percentage of the
-    /// move's budget (`time-soft`; 60, and 90 in English, International
-    /// and Russian, see [`default_for`])...
+    /// move's budget (`time-soft`; 60, and 90 in English, International,
+    /// Russian and Brazilian, see [`default_for`])...
     pub time_soft_percent: u32,
     /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
     /// time while the best move changes from one iteration to the next or
@@ -201,15 +201,18 @@ pub const DEFAULT: Params = Params {
 ///   25.5 and +28.7 +/- 24.9 at 100,000 nodes, 400 games each on other
 ///   openings. The other variants keep one threat a line (Russian -0.9,
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
-/// - English, International and Russian start no iteration after 90 % of
-///   the move's budget, not 60 % (`time-soft=90`): +13.5 +/- 13.2 over
-///   800 games, +16.5 +/- 14.5 and +13.9 +/- 12.9 over 400 at 5 s +
-///   0.05 s against itself with 60 (docs/learning.md, "Clock use").
-///   Spanish keeps 60 (+3.5 +/- 19.3 in 200 games); Italian, Brazilian
-///   and Turkish have no games with it yet.
+/// - English, International, Russian and Brazilian start no iteration
+///   after 90 % of the move's budget, not 60 % (`time-soft=90`): +13.5
+///   +/- 13.2 over 800 games, +16.5 +/- 14.5 and +13.9 +/- 12.9 over 400,
+///   +12.2 +/- 10.7 over 600 at 5 s + 0.05 s against itself with 60
+///   (docs/learning.md, "Clock use"). Spanish keeps 60 (+3.5 +/- 19.3 in
+///   200 games); Italian and Turkish have no games with it yet.
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
-    if matches!(variant, "english" | "international" | "russian") {
+    if matches!(
+        variant,
+        "english" | "international" | "russian" | "brazilian"
+    ) {
         p.time_soft_percent = 90;
     }
     if variant == "turkish" {
@@ -419,13 +422,14 @@ mod tests {
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
         assert_eq!(default_for("turkish").prune_eval, 0);
-        // English, International and Russian stop starting iterations
-        // later (90 % of the budget); the others at 60 %.
+        // English, International, Russian and Brazilian stop starting
+        // iterations later (90 % of the budget); the others at 60 %.
         let e = default_for("english");
         assert_eq!(e.time_soft_percent, 90);
         assert_eq!(default_for("international").time_soft_percent, 90);
         assert_eq!(default_for("russian").time_soft_percent, 90);
-        for v in ["italian", "spanish", "brazilian", "turkish"] {
+        assert_eq!(default_for("brazilian").time_soft_percent, 90);
+        for v in ["italian", "spanish", "turkish"] {
             assert_eq!(default_for(v).time_soft_percent, 60, "{v}");
         }
         assert_eq!(
