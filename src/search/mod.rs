@@ -649,8 +649,12 @@ impl<R: Evaluate> Worker<R> {
     }
 
     /// Adds `bonus` (a malus when negative) to `mv`'s continuation
-    /// history entries at `ply`, as the history is updated.
+    /// history entries at `ply`, as the history is updated (nothing while
+    /// `cont-history` is off).
     fn reward_cont(&mut self, mv: &Move, ply: usize, bonus: i32) {
+        if self.p.cont_history == 0 {
+            return;
+        }
         for table in 0..2 {
             if let Some(c) = self.cont_slot(table, mv, ply) {
                 history_update(&mut self.cont[c], bonus);
@@ -681,11 +685,8 @@ impl<R: Evaluate> Worker<R> {
             self.killers[ply][0] = id;
         }
         let bonus = (depth * depth).min(400);
-        let cont = self.p.cont_history != 0;
         history_update(self.history_of_mut(&mv), bonus);
-        if cont {
-            self.reward_cont(&mv, ply, bonus);
-        }
+        self.reward_cont(&mv, ply, bonus);
         if !self.p.history_malus {
             return;
         }
@@ -693,9 +694,7 @@ impl<R: Evaluate> Worker<R> {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
                 history_update(self.history_of_mut(&m), -bonus);
-                if cont {
-                    self.reward_cont(&m, ply, -bonus);
-                }
+                self.reward_cont(&m, ply, -bonus);
             }
         }
     }
@@ -1222,7 +1221,8 @@ impl<R: Evaluate> Worker<R> {
         let order = self.root_moves.clone();
         let history = self.history.clone();
         let killers = self.killers.clone();
-        let cont = (self.p.cont_history != 0).then(|| self.cont.clone());
+        // Empty (nothing to copy) unless `cont-history` is on.
+        let cont = self.cont.clone();
         self.other_line = true;
         let mut cap = self.root_moves[0].score;
         for k in 1..multipv {
@@ -1239,9 +1239,7 @@ impl<R: Evaluate> Worker<R> {
         self.root_moves = order;
         self.history = history;
         self.killers = killers;
-        if let Some(cont) = cont {
-            self.cont = cont;
-        }
+        self.cont = cont;
     }
 
     /// The report of root line `k` (0 = best) after its search at `depth`.
