@@ -67,7 +67,7 @@ pub struct Params {
     pub iir_depth: i32,
     /// With a clock, no new iteration starts after this percentage of the
     /// move's budget (`time-soft`; 60, and 90 in English, International,
-    /// Russian and Brazilian, see [`default_for`])...
+    /// Russian, Brazilian and Italian, see [`default_for`])...
     pub time_soft_percent: u32,
     /// ...scaled by the root's stability (`time-stability`, 0 or 1): more
     /// time while the best move changes from one iteration to the next or
@@ -201,17 +201,18 @@ pub const DEFAULT: Params = Params {
 ///   25.5 and +28.7 +/- 24.9 at 100,000 nodes, 400 games each on other
 ///   openings. The other variants keep one threat a line (Russian -0.9,
 ///   English -8.7, Italian +1.7, Spanish 0.0 at 100,000 nodes).
-/// - English, International, Russian and Brazilian start no iteration
-///   after 90 % of the move's budget, not 60 % (`time-soft=90`): +13.5
-///   +/- 13.2 over 800 games, +16.5 +/- 14.5 and +13.9 +/- 12.9 over 400,
-///   +12.2 +/- 10.7 over 600 at 5 s + 0.05 s against itself with 60
-///   (docs/learning.md, "Clock use"). Spanish keeps 60 (+3.5 +/- 19.3 in
-///   200 games); Italian and Turkish have no games with it yet.
+/// - English, International, Russian, Brazilian and Italian start no
+///   iteration after 90 % of the move's budget, not 60 % (`time-soft=90`):
+///   +13.5 +/- 13.2 over 800 games, +16.5 +/- 14.5 and +13.9 +/- 12.9 over
+///   400, +12.2 +/- 10.7 over 600, +34.9 +/- 27.6 over 200 at 5 s + 0.05 s
+///   against itself with 60 (docs/learning.md, "Clock use"). Spanish keeps
+///   60 (+5.2 +/- 13.2 over 400 games), and so does Turkish (-6.9 +/-
+///   26.9 over 200).
 pub fn default_for(variant: &str) -> Params {
     let mut p = DEFAULT;
     if matches!(
         variant,
-        "english" | "international" | "russian" | "brazilian"
+        "english" | "international" | "russian" | "brazilian" | "italian"
     ) {
         p.time_soft_percent = 90;
     }
@@ -422,14 +423,15 @@ mod tests {
         assert_eq!(default_for("turkish").futility_depth, 0);
         assert_eq!(default_for("turkish").q_threats, 0);
         assert_eq!(default_for("turkish").prune_eval, 0);
-        // English, International, Russian and Brazilian stop starting
-        // iterations later (90 % of the budget); the others at 60 %.
+        // English, International, Russian, Brazilian and Italian stop
+        // starting iterations later (90 % of the budget); the others at 60 %.
         let e = default_for("english");
         assert_eq!(e.time_soft_percent, 90);
         assert_eq!(default_for("international").time_soft_percent, 90);
         assert_eq!(default_for("russian").time_soft_percent, 90);
         assert_eq!(default_for("brazilian").time_soft_percent, 90);
-        for v in ["italian", "spanish", "turkish"] {
+        assert_eq!(default_for("italian").time_soft_percent, 90);
+        for v in ["spanish", "turkish"] {
             assert_eq!(default_for(v).time_soft_percent, 60, "{v}");
         }
         assert_eq!(
