@@ -463,6 +463,14 @@ struct TrainArgs {
     /// weights lost 155 Elo, see docs/learning.md). 0: fit every entry.
     #[arg(long, default_value_t = 500)]
     big_min_count: u32,
+    /// Fit the king windows (off: they stay at zero, so the weights score
+    /// as layout 2 did and the search skips them).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off, action = clap::ArgAction::Set)]
+    king_windows: bool,
+    /// A king window entry seen in fewer training positions than this
+    /// stays at zero. 0: fit every entry.
+    #[arg(long, default_value_t = 100)]
+    king_min_count: u32,
 }
 
 /// The opening book of `search` and `dxp`.
@@ -1174,6 +1182,8 @@ fn run_train(a: TrainArgs) -> Result<(), String> {
             man: (a.man > 0.0).then_some(a.man),
             big_windows: a.big_windows,
             big_min_count: a.big_min_count,
+            king_windows: a.king_windows,
+            king_min_count: a.king_min_count,
         };
         tools::train::run_train::<R>(&opts, &mut |l| out(l)).map(|_| ())
     })

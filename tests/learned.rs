@@ -5,8 +5,8 @@ mod common;
 
 use common::XorShift;
 use kondavo::eval::learned::{
-    dense_terms, features, layout, phase, starting, Dense, Layout, Learned, BIG_ENTRIES, ENTRIES,
-    UNIT,
+    dense_terms, features, layout, phase, starting, Dense, Layout, Learned, BIG_ENTRIES, DENSE,
+    ENTRIES, UNIT,
 };
 use kondavo::eval::Evaluate;
 use kondavo::geometry::Geometry;
@@ -73,6 +73,9 @@ fn check_layout<G: Geometry>(windows: usize, big: usize) {
         assert_eq!(m & !G::SQUARES, 0);
         assert_eq!(lay.big[lay.big_rotated[w]], lay.rotate(m));
     }
+    // The king windows read the small windows' squares.
+    assert_eq!(lay.king_base(), lay.big_base() + big * BIG_ENTRIES);
+    assert_eq!(lay.dense_base(), lay.king_base() + windows * ENTRIES);
     for s in 0..G::NUM_SQUARES {
         let (f, r) = G::coords(s);
         let t = G::from_coords(G::WIDTH - 1 - f, G::HEIGHT - 1 - r).expect("a square");
@@ -152,10 +155,30 @@ fn slow_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
     index
 }
 
+/// Index of king window `mask` read for White, digit by digit from its
+/// lowest square: 0 empty or a man, 1 a white king, 2 a black king.
+fn slow_king_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
+    let (mut index, mut power) = (0, 1);
+    for bit in 0..64 {
+        let b = 1u64 << bit;
+        if mask & b == 0 {
+            continue;
+        }
+        if pos.kings_of(Color::White) & b != 0 {
+            index += power;
+        } else if pos.kings_of(Color::Black) & b != 0 {
+            index += 2 * power;
+        }
+        power *= 3;
+    }
+    index
+}
+
 /// The score of `pos` for White under the float weights `w`, computed the
 /// slow way: every window of the board read for White on the board and on
-/// its mirror (White's reading of the mirror is Black's reading), and
-/// the king term counted from the kings.
+/// its mirror (White's reading of the mirror is Black's reading), every
+/// king window holding a king the same way, and the king term counted
+/// from the kings.
 fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
     let lay = layout::<R::Geo>();
     let m = mirror(pos, lay);
@@ -169,6 +192,16 @@ fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
     for (k, &mask) in lay.big.iter().enumerate() {
         s += value(lay.big_base() + k * BIG_ENTRIES + slow_index(pos, mask));
         s -= value(lay.big_base() + k * BIG_ENTRIES + slow_index(&m, mask));
+    }
+    for (k, &mask) in lay.windows.iter().enumerate() {
+        let own = slow_king_index(pos, mask);
+        if own != 0 {
+            s += value(lay.king_base() + k * ENTRIES + own);
+        }
+        let theirs = slow_king_index(&m, mask);
+        if theirs != 0 {
+            s -= value(lay.king_base() + k * ENTRIES + theirs);
+        }
     }
     let has_king = |c: Color| (pos.kings_of(c) != 0) as i32 as f32;
     s += value(lay.dense_base() + Dense::HasKing as usize)
@@ -186,8 +219,9 @@ fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
     s
 }
 
-/// The evaluation's windows (small and big) and king term agree with the
-/// slow computation on random positions under random weights.
+/// The evaluation's windows (small, big and king windows) and king term
+/// agree with the slow computation on random positions under random
+/// weights.
 fn check_against_slow<R: Evaluate>() {
     let l =
         Learned::from_float::<R::Geo>(R::NAME, &random_weights::<R>(13), 120.0, "test").unwrap();
@@ -207,7 +241,7 @@ fn check_against_slow<R: Evaluate>() {
 }
 
 #[test]
-fn big_windows_and_the_king_term_match_a_slow_computation_in_every_variant() {
+fn big_windows_king_windows_and_the_king_term_match_a_slow_computation_in_every_variant() {
     check_against_slow::<International>();
     check_against_slow::<English>();
     check_against_slow::<Italian>();
@@ -353,9 +387,18 @@ fn weights_files_round_trip_and_bad_ones_are_refused() {
     for pos in positions::<International>(5, 50) {
         assert_eq!(back.white_score(&pos), l.white_score(&pos));
     }
-    // Weights survive quantisation to 1/UNIT centi-man.
-    for (a, b) in w.iter().zip(back.to_float()) {
-        assert!((a[0] - b[0]).abs() <= 0.5 / UNIT as f32 + 1e-6);
+    // Weights survive quantisation to 1/UNIT centi-man, but for each king
+    // window's empty entry (no king in it), which has no weight.
+    let lay = layout::<<International as Rules>::Geo>();
+    let empty_kings: Vec<usize> = (0..lay.windows.len())
+        .map(|k| lay.king_base() + k * ENTRIES)
+        .collect();
+    for (i, (a, b)) in w.iter().zip(back.to_float()).enumerate() {
+        if empty_kings.contains(&i) {
+            assert_eq!(b, [0.0; 2]);
+        } else {
+            assert!((a[0] - b[0]).abs() <= 0.5 / UNIT as f32 + 1e-6);
+        }
     }
     let err = |b: &[u8]| Learned::from_bytes::<International>(b).unwrap_err();
     assert!(
@@ -643,8 +686,87 @@ fn format_one_weights_files_still_read() {
         .contains("layout"));
 }
 
-/// `train` fits the big windows, keeps the rare entries at zero when told,
-/// and leaves every big window at zero with `--big-windows off`.
+/// A weights file of format 2 (layout 2: no king windows, five counts in
+/// its header) reads with the king windows at zero and scores as written.
+#[test]
+fn format_two_weights_files_still_read() {
+    type G = <English as Rules>::Geo;
+    let lay = layout::<G>();
+    let mut w = random_weights::<English>(6);
+    for p in &mut w[lay.king_base()..lay.dense_base()] {
+        *p = [0.0; 2];
+    }
+    // Some zero pairs, so that the file has gaps to skip.
+    for p in w.iter_mut().step_by(3) {
+        *p = [0.0; 2];
+    }
+    let l = Learned::from_float::<G>("english", &w, 90.0, "two").unwrap();
+    let pairs = l.to_float();
+    let q = |x: f32| ((x * UNIT as f32).round() as i16).to_le_bytes();
+    let mut b = Vec::new();
+    b.extend_from_slice(b"KDVW");
+    b.extend_from_slice(&2u32.to_le_bytes());
+    b.extend_from_slice(&2u32.to_le_bytes());
+    b.push(7);
+    b.extend_from_slice(b"english");
+    for n in [
+        lay.windows.len(),
+        ENTRIES,
+        lay.big.len(),
+        BIG_ENTRIES,
+        DENSE,
+    ] {
+        b.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    b.extend_from_slice(&90f32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes());
+    b.extend_from_slice(b"two");
+    let old: Vec<[f32; 2]> = pairs[..lay.king_base()]
+        .iter()
+        .chain(&pairs[lay.dense_base()..])
+        .copied()
+        .collect();
+    let stored = old.iter().filter(|p| **p != [0.0; 2]).count() as u32;
+    b.extend_from_slice(&stored.to_le_bytes());
+    let mut gap = 0u64;
+    for p in &old {
+        if *p == [0.0; 2] {
+            gap += 1;
+            continue;
+        }
+        loop {
+            let byte = (gap & 0x7f) as u8;
+            gap >>= 7;
+            if gap == 0 {
+                b.push(byte);
+                break;
+            }
+            b.push(byte | 0x80);
+        }
+        b.extend_from_slice(&q(p[0]));
+        b.extend_from_slice(&q(p[1]));
+    }
+    let sum = kondavo::eval::learned::fnv1a(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    let back = Learned::from_bytes::<English>(&b).unwrap();
+    assert_eq!(back.to_float(), l.to_float());
+    for pos in positions::<English>(9, 100) {
+        assert_eq!(back.white_score(&pos), l.white_score(&pos));
+    }
+    // Written again, it is a file of format 3 that reads the same.
+    let again = Learned::from_bytes::<English>(&back.to_bytes()).unwrap();
+    assert_eq!(again.to_float(), l.to_float());
+    assert_eq!(&back.to_bytes()[4..12], &[3, 0, 0, 0, 3, 0, 0, 0]);
+    // A format 2 file with layout 3's header is refused.
+    let mut wrong = back.to_bytes();
+    wrong[4] = 2;
+    wrong[8] = 2;
+    assert!(Learned::from_bytes::<English>(&wrong).is_err());
+}
+
+/// `train` fits the big and king windows, keeps the rare entries at zero
+/// when told, and leaves every big and king window at zero with
+/// `--big-windows off --king-windows off`.
 #[test]
 fn train_keeps_rare_or_all_big_window_entries_at_zero_when_told() {
     use kondavo::tools::train::{run_train, TrainOptions};
@@ -671,18 +793,31 @@ fn train_keeps_rare_or_all_big_window_entries_at_zero_when_told() {
             man: None,
             big_windows: on,
             big_min_count: min,
+            king_windows: on,
+            king_min_count: min,
         };
         let l = run_train::<English>(&o, &mut |_| {}).unwrap();
-        l.to_float()[lay.big_base()..lay.dense_base()]
-            .iter()
-            .filter(|p| p[0] != 0.0 || p[1] != 0.0)
-            .count()
+        let w = l.to_float();
+        let nonzero =
+            |r: std::ops::Range<usize>| w[r].iter().filter(|p| p[0] != 0.0 || p[1] != 0.0).count();
+        (
+            nonzero(lay.big_base()..lay.king_base()),
+            nonzero(lay.king_base()..lay.dense_base()),
+        )
     };
-    let all = big_nonzero(0, true);
-    let common = big_nonzero(20, true);
+    let (all, all_kings) = big_nonzero(0, true);
+    let (common, common_kings) = big_nonzero(20, true);
     assert!(all > 0, "every entry fitted: {all} non-zero");
     assert!(common < all, "seen 20 times or more: {common} of {all}");
-    assert_eq!(big_nonzero(u32::MAX, true), 0);
-    assert_eq!(big_nonzero(0, false), 0);
+    assert!(
+        all_kings > 0,
+        "every king entry fitted: {all_kings} non-zero"
+    );
+    assert!(
+        common_kings < all_kings,
+        "king entries seen 20 times or more: {common_kings} of {all_kings}"
+    );
+    assert_eq!(big_nonzero(u32::MAX, true), (0, 0));
+    assert_eq!(big_nonzero(0, false), (0, 0));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -18,6 +18,12 @@
 //!   board (files 0, 2 and 4 by ranks 1 and 4): 6 windows, which see whole
 //!   wings and the centre where the small ones see corners of them.
 //!
+//! *King windows* (layout 3) read the kings the way the windows read the
+//! men: the small windows' squares in base 3 (empty or a man, own king,
+//! enemy king), 3^8 weights each. A king window with no king in it has no
+//! weight (the trainer never sees that entry), so a position without kings
+//! skips them and scores as in layout 2.
+//!
 //! Both sides are read the same way: Black's men are read on the board
 //! turned half a turn with the colours swapped, so a position and its
 //! mirror get exactly opposite scores by construction.
@@ -32,19 +38,21 @@
 //!
 //! # Weights file
 //!
-//! Little-endian: magic `KDVW`, format version (u32, now 2), feature layout
-//! version (u32, now 2), the variant's name (u8 length + bytes), the small
+//! Little-endian: magic `KDVW`, format version (u32, now 3), feature layout
+//! version (u32, now 3), the variant's name (u8 length + bytes), the small
 //! window count, entries per small window, big window count, entries per
-//! big window and dense term count (u32 each), the sigmoid scale in
+//! big window, king window count, entries per king window and dense term
+//! count (u32 each), the sigmoid scale in
 //! centi-men (f32), a description of how the weights were made (a u16
 //! length, then UTF-8), then the (opening, endgame) pairs of i16 in units of
-//! 1/[`UNIT`] centi-man in feature order (small windows, big windows, dense
-//! terms), of which only the pairs that are not both zero are stored: their
+//! 1/[`UNIT`] centi-man in feature order (small windows, big windows, king
+//! windows, dense terms), of which only the pairs that are not both zero are stored: their
 //! count (u32), then for each the number of zero pairs before it since the
 //! last one stored (LEB128) and the pair; last an FNV-1a checksum (u64) of
 //! everything before it. Files of format 1 (layout 1: the small windows and
-//! the first seven dense terms, every pair stored) still read, with the
-//! features they lack at zero.
+//! the first seven dense terms, every pair stored) and of format 2 (layout
+//! 2: no king windows, the header without their two counts) still read,
+//! with the features they lack at zero.
 
 use std::sync::OnceLock;
 
@@ -54,8 +62,9 @@ use crate::rules::{Color, Rules};
 
 use super::{masks, Evaluate};
 
-/// Version of the feature layout (2: big windows and the king term added).
-pub const LAYOUT_VERSION: u32 = 2;
+/// Version of the feature layout (2: big windows and the king term added;
+/// 3: king windows added).
+pub const LAYOUT_VERSION: u32 = 3;
 /// Squares of a small window.
 pub const WINDOW_SQUARES: usize = 8;
 /// Weights per small window: 3^8.
@@ -67,7 +76,7 @@ pub const BIG_ENTRIES: usize = 531_441;
 /// Weights are stored in 1/UNIT centi-men.
 pub const UNIT: i32 = 8;
 /// Version of the file format.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 /// The dense terms of layout 1 (the first ones of [`Dense`]).
 const DENSE_V1: usize = 7;
 const MAGIC: &[u8; 4] = b"KDVW";
@@ -204,7 +213,7 @@ impl Layout {
     }
 
     /// Number of features (small windows' entries, big windows' entries,
-    /// then dense terms).
+    /// king windows' entries, then dense terms).
     pub fn features(&self) -> usize {
         self.dense_base() + DENSE
     }
@@ -214,9 +223,15 @@ impl Layout {
         self.windows.len() * ENTRIES
     }
 
+    /// Index of the first king window's first entry (the king windows
+    /// have the small windows' squares).
+    pub fn king_base(&self) -> usize {
+        self.big_base() + self.big.len() * BIG_ENTRIES
+    }
+
     /// Index of the first dense feature.
     pub fn dense_base(&self) -> usize {
-        self.big_base() + self.big.len() * BIG_ENTRIES
+        self.king_base() + self.windows.len() * ENTRIES
     }
 }
 
@@ -408,6 +423,19 @@ pub fn features<R: Rules>(pos: &Position<R>, out: &mut Vec<(u32, f32)>) {
             -1.0,
         ));
     }
+    let wk = pos.kings_of(Color::White);
+    let bk = pos.kings_of(Color::Black);
+    if wk | bk != 0 {
+        let kings = layout.king_base();
+        for (w, &mask) in layout.windows.iter().enumerate() {
+            // A window with no king has no weight.
+            let (iw, ib) = entries(extract(wk, mask), extract(bk, mask));
+            if iw != 0 {
+                out.push(((kings + w * ENTRIES + iw) as u32, 1.0));
+                out.push(((kings + layout.rotated[w] * ENTRIES + ib) as u32, -1.0));
+            }
+        }
+    }
     let base = layout.dense_base();
     for (k, &v) in dense_terms(pos).iter().enumerate() {
         if v != 0 {
@@ -425,10 +453,13 @@ pub fn features<R: Rules>(pos: &Position<R>, out: &mut Vec<(u32, f32)>) {
 #[derive(Clone, Debug)]
 pub struct Learned {
     /// (opening, endgame) weight of each window entry, window by window
-    /// (the small windows, then the big ones), in 1/UNIT centi-men.
+    /// (the small windows, the big ones, then the king windows), in
+    /// 1/UNIT centi-men.
     windows: Vec<[i16; 2]>,
     /// Whether any big window entry is not zero (else they are skipped).
     big_active: bool,
+    /// Whether any king window entry is not zero (else they are skipped).
+    king_active: bool,
     /// Small and big window counts of the layout.
     shape: (usize, usize),
     /// (opening, endgame) weights of the dense terms.
@@ -459,16 +490,18 @@ impl Learned {
             ));
         }
         let q = |x: f32| (x * UNIT as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let windows: Vec<[i16; 2]> = weights[..layout.dense_base()]
+        let mut windows: Vec<[i16; 2]> = weights[..layout.dense_base()]
             .iter()
             .map(|p| [q(p[0]), q(p[1])])
             .collect();
+        clear_kingless(&mut windows, layout);
         let mut dense = [[0; 2]; DENSE];
         for (d, p) in dense.iter_mut().zip(&weights[layout.dense_base()..]) {
             *d = [q(p[0]), q(p[1])];
         }
         Ok(Learned {
             big_active: big_active(&windows, layout),
+            king_active: king_active(&windows, layout),
             shape: (layout.windows.len(), layout.big.len()),
             windows,
             dense,
@@ -494,7 +527,8 @@ impl Learned {
         let layout = layout::<R::Geo>();
         let wm = pos.men(Color::White);
         let bm = pos.men(Color::Black);
-        let (small, big) = self.windows.split_at(layout.big_base());
+        let (small, rest) = self.windows.split_at(layout.big_base());
+        let (big, kings) = rest.split_at(layout.king_base() - layout.big_base());
         let mut sum = [0i32; 2];
         window_sum::<ENTRIES>(
             wm,
@@ -516,6 +550,23 @@ impl Learned {
                 &mut sum,
             );
         }
+        if self.king_active {
+            let wk = pos.kings_of(Color::White);
+            let bk = pos.kings_of(Color::Black);
+            // With no king on the board every king window reads its empty
+            // entry, whose weight is zero.
+            if wk | bk != 0 {
+                window_sum::<ENTRIES>(
+                    wk,
+                    bk,
+                    &layout.windows,
+                    &layout.rotated,
+                    kings,
+                    entries,
+                    &mut sum,
+                );
+            }
+        }
         let [mut open, mut end] = sum;
         let d = dense_terms(pos);
         for (k, (&v, w)) in d.iter().zip(&self.dense).enumerate() {
@@ -532,7 +583,7 @@ impl Learned {
         (open * (256 - p) + end * p) / (256 * UNIT)
     }
 
-    /// The weights file's bytes (format 2: only the pairs that are not
+    /// The weights file's bytes (format 3: only the pairs that are not
     /// zero are stored).
     pub fn to_bytes(&self) -> Vec<u8> {
         let (small, big) = self.shape;
@@ -542,7 +593,7 @@ impl Learned {
         b.extend_from_slice(&LAYOUT_VERSION.to_le_bytes());
         b.push(self.variant.len() as u8);
         b.extend_from_slice(self.variant.as_bytes());
-        for n in [small, ENTRIES, big, BIG_ENTRIES, DENSE] {
+        for n in [small, ENTRIES, big, BIG_ENTRIES, small, ENTRIES, DENSE] {
             b.extend_from_slice(&(n as u32).to_le_bytes());
         }
         b.extend_from_slice(&self.scale.to_le_bytes());
@@ -577,8 +628,9 @@ impl Learned {
 
     /// Reads a weights file for variant `R`; any mismatch (magic, versions,
     /// variant, sizes, length, checksum) is an error saying which. A file
-    /// of format 1 (layout 1) reads into this layout with the big windows
-    /// and the later dense terms at zero.
+    /// of format 1 (layout 1) reads into this layout with the big windows,
+    /// the king windows and the later dense terms at zero; one of format 2
+    /// (layout 2) with the king windows at zero.
     pub fn from_bytes<R: Rules>(bytes: &[u8]) -> Result<Learned, String> {
         let layout = layout::<R::Geo>();
         if bytes.len() < 8 {
@@ -590,9 +642,9 @@ impl Learned {
             return Err("weights file: not a kondavo weights file (bad magic)".into());
         }
         let format = r.u32()?;
-        if format != 1 && format != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&format) {
             return Err(format!(
-                "weights file: format version {format}, this build reads 1 and {FORMAT_VERSION}"
+                "weights file: format version {format}, this build reads 1 to {FORMAT_VERSION}"
             ));
         }
         let lv = r.u32()?;
@@ -610,7 +662,7 @@ impl Learned {
                 R::NAME
             ));
         }
-        let (small, big, dense) = if format == 1 {
+        let (small, big, kingw, dense) = if format == 1 {
             let (windows, entries, dense) =
                 (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
             if windows != layout.windows.len() || entries != ENTRIES || dense != DENSE_V1 {
@@ -620,39 +672,49 @@ impl Learned {
                     layout.windows.len()
                 ));
             }
-            (windows, 0, dense)
+            (windows, 0, 0, dense)
         } else {
-            let sizes = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?].map(|x| x as usize);
-            let ours = [
+            // Format 2 has no king windows: its header lacks their counts.
+            let n = if format == 2 { 5 } else { 7 };
+            let mut sizes = Vec::with_capacity(n);
+            for _ in 0..n {
+                sizes.push(r.u32()? as usize);
+            }
+            let mut ours = vec![
                 layout.windows.len(),
                 ENTRIES,
                 layout.big.len(),
                 BIG_ENTRIES,
+                layout.windows.len(),
+                ENTRIES,
                 DENSE,
             ];
+            if format == 2 {
+                ours.drain(4..6);
+            }
             if sizes != ours {
+                let show = |v: &[usize]| {
+                    let mut t =
+                        format!("{} small windows x {}, {} big x {}", v[0], v[1], v[2], v[3]);
+                    if v.len() == 7 {
+                        t += &format!(", {} king windows x {}", v[4], v[5]);
+                    }
+                    t + &format!(" + {} terms", v[v.len() - 1])
+                };
                 return Err(format!(
-                    "weights file: {} small windows x {} entries, {} big x {} + {} terms; \
-                     this build has {} x {} , {} x {} + {}",
-                    sizes[0],
-                    sizes[1],
-                    sizes[2],
-                    sizes[3],
-                    sizes[4],
-                    ours[0],
-                    ours[1],
-                    ours[2],
-                    ours[3],
-                    ours[4]
+                    "weights file: {}; this build reads {}",
+                    show(&sizes),
+                    show(&ours)
                 ));
             }
-            (sizes[0], sizes[2], sizes[4])
+            let kingw = if format == 2 { 0 } else { sizes[4] };
+            (sizes[0], sizes[2], kingw, sizes[n - 1])
         };
         let scale = f32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
         let dl = u16::from_le_bytes(r.take(2)?.try_into().expect("2 bytes")) as usize;
         let description = String::from_utf8_lossy(r.take(dl)?).into_owned();
         // The pairs in the file's own feature order.
-        let count = small * ENTRIES + big * BIG_ENTRIES + dense;
+        let count = small * ENTRIES + big * BIG_ENTRIES + kingw * ENTRIES + dense;
         let mut pairs = vec![[0i16; 2]; count];
         let pair = |c: &[u8]| {
             [
@@ -702,12 +764,14 @@ impl Learned {
             return Err(format!("weights file: bad scale {scale}"));
         }
         let mut windows = vec![[0i16; 2]; layout.dense_base()];
-        let window_pairs = small * ENTRIES + big * BIG_ENTRIES;
+        let window_pairs = small * ENTRIES + big * BIG_ENTRIES + kingw * ENTRIES;
         windows[..window_pairs].copy_from_slice(&pairs[..window_pairs]);
+        clear_kingless(&mut windows, layout);
         let mut d = [[0; 2]; DENSE];
         d[..dense].copy_from_slice(&pairs[window_pairs..]);
         Ok(Learned {
             big_active: big_active(&windows, layout),
+            king_active: king_active(&windows, layout),
             shape: (layout.windows.len(), layout.big.len()),
             windows,
             dense: d,
@@ -720,7 +784,23 @@ impl Learned {
 
 /// Whether any big window entry of `windows` is not zero.
 fn big_active(windows: &[[i16; 2]], layout: &Layout) -> bool {
-    windows[layout.big_base()..].iter().any(|p| *p != [0, 0])
+    windows[layout.big_base()..layout.king_base()]
+        .iter()
+        .any(|p| *p != [0, 0])
+}
+
+/// Whether any king window entry of `windows` is not zero.
+fn king_active(windows: &[[i16; 2]], layout: &Layout) -> bool {
+    windows[layout.king_base()..].iter().any(|p| *p != [0, 0])
+}
+
+/// Sets the weight of each king window's empty entry (no king in the
+/// window) to zero: the trainer never sees it, and the evaluation skips
+/// the king windows of a position without kings.
+fn clear_kingless(windows: &mut [[i16; 2]], layout: &Layout) {
+    for w in 0..layout.windows.len() {
+        windows[layout.king_base() + w * ENTRIES] = [0, 0];
+    }
 }
 
 /// The sigmoid scale of a fresh start, in centi-men: the trainer's own

@@ -369,6 +369,11 @@ pub struct TrainOptions {
     /// stays at zero: too rare to be learned, its weight would be noise
     /// that the search then chases.
     pub big_min_count: u32,
+    /// Fit the king windows too (else they stay at zero, as in layout 2).
+    pub king_windows: bool,
+    /// A king window entry seen in fewer training positions than this
+    /// stays at zero.
+    pub king_min_count: u32,
 }
 
 /// Loads the data, fits, writes the weights file; `out` gets the report.
@@ -446,37 +451,54 @@ pub fn run_train<R: Evaluate>(
 
     let lambda = opts.fit.lambda;
     let lay = layout::<R::Geo>();
-    let big = lay.big_base() as u32..lay.dense_base() as u32;
-    // How many training positions show each big window entry.
-    let mut seen = vec![0u32; big.len()];
-    if opts.big_windows && opts.big_min_count > 0 {
+    let big = lay.big_base() as u32..lay.king_base() as u32;
+    let kingw = lay.king_base() as u32..lay.dense_base() as u32;
+    // How many training positions show each big and king window entry.
+    let mut seen = vec![0u32; (kingw.end - big.start) as usize];
+    let count_big = opts.big_windows && opts.big_min_count > 0;
+    let count_kings = opts.king_windows && opts.king_min_count > 0;
+    if count_big || count_kings {
         let mut f = Vec::new();
         for &i in &train {
             features(&samples[i].pos, &mut f);
             for &(k, _) in &f {
-                if big.contains(&k) {
+                if k >= big.start && k < kingw.end {
                     let c = &mut seen[(k - big.start) as usize];
                     *c = c.saturating_add(1);
                 }
             }
         }
-        let kept = seen.iter().filter(|&&c| c >= opts.big_min_count).count();
-        out(format!(
-            "info big window entries seen at least {} times: {kept} of {}",
-            opts.big_min_count,
-            seen.len()
-        ));
+        for (on, what, range, min) in [
+            (count_big, "big", &big, opts.big_min_count),
+            (count_kings, "king", &kingw, opts.king_min_count),
+        ] {
+            if on {
+                let counts =
+                    &seen[(range.start - big.start) as usize..(range.end - big.start) as usize];
+                out(format!(
+                    "info {what} window entries seen at least {min} times: {} of {}",
+                    counts.iter().filter(|&&c| c >= min).count(),
+                    counts.len()
+                ));
+            }
+        }
     }
     let get = |i: usize, f: &mut Vec<(u32, f32)>| -> Example {
         let s = &samples[i];
         features(&s.pos, f);
-        if !opts.big_windows {
-            f.retain(|(k, _)| !big.contains(k));
-        } else if opts.big_min_count > 0 {
-            f.retain(|(k, _)| {
-                !big.contains(k) || seen[(k - big.start) as usize] >= opts.big_min_count
-            });
-        }
+        f.retain(|&(k, _)| {
+            if big.contains(&k) {
+                opts.big_windows
+                    && (opts.big_min_count == 0
+                        || seen[(k - big.start) as usize] >= opts.big_min_count)
+            } else if kingw.contains(&k) {
+                opts.king_windows
+                    && (opts.king_min_count == 0
+                        || seen[(k - big.start) as usize] >= opts.king_min_count)
+            } else {
+                true
+            }
+        });
         let result = s.result as f32 / 2.0;
         let target = if s.score == NO_SCORE || lambda == 0.0 {
             result
@@ -507,7 +529,10 @@ pub fn run_train<R: Evaluate>(
         None => starting::<R>(&R::START).to_float(),
     };
     if !opts.big_windows {
-        init[lay.big_base()..lay.dense_base()].fill([0.0; 2]);
+        init[lay.big_base()..lay.king_base()].fill([0.0; 2]);
+    }
+    if !opts.king_windows {
+        init[lay.king_base()..lay.dense_base()].fill([0.0; 2]);
     }
     let mut fit_opts = opts.fit.clone();
     fit_opts.scale = scale;
