@@ -597,17 +597,19 @@ fn repetition_of_every_child_is_a_draw() {
 /// keep the advantage. Multi-PV shows each root move's score.
 fn game_repetition<R: Evaluate>() {
     {
-        // White: kings on a1 and c1; Black: a king on the far row.
+        // White: kings on a1, c1 and e1; Black: a king on the far row.
         let (kings, black) = if R::Geo::DIAGONAL {
             let w = R::Geo::WIDTH;
             (
-                at::<R>(0, 0) | at::<R>(2, 0),
+                at::<R>(0, 0) | at::<R>(2, 0) | at::<R>(4, 0),
                 at::<R>(w - 3, R::Geo::HEIGHT - 1),
             )
         } else {
-            (at::<R>(0, 0) | at::<R>(2, 0), at::<R>(7, 7))
+            (at::<R>(0, 0) | at::<R>(2, 0) | at::<R>(4, 0), at::<R>(7, 7))
         };
-        // Black also has a man, so White is clearly better.
+        // Black also has a man: three kings against a king and a man, so
+        // White is clearly better in every variant (two kings against a
+        // king and a man are close to a draw in English).
         let man = if R::Geo::DIAGONAL {
             at::<R>(1, R::Geo::HEIGHT - 1)
         } else {
