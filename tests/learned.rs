@@ -136,18 +136,18 @@ fn mirrored_positions_score_the_same_in_every_variant() {
     check_symmetry::<Turkish>();
 }
 
-/// Index of window `mask` read for White, digit by digit from its lowest
-/// square: 0 empty or a king, 1 a white man, 2 a black man.
-fn slow_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
+/// Index of window `mask` read digit by digit from its lowest square: 1
+/// where `own` has the square, 2 where `theirs` has it, 0 elsewhere.
+fn slow_digits(own: u64, theirs: u64, mask: u64) -> usize {
     let (mut index, mut power) = (0, 1);
     for bit in 0..64 {
         let b = 1u64 << bit;
         if mask & b == 0 {
             continue;
         }
-        if pos.men(Color::White) & b != 0 {
+        if own & b != 0 {
             index += power;
-        } else if pos.men(Color::Black) & b != 0 {
+        } else if theirs & b != 0 {
             index += 2 * power;
         }
         power *= 3;
@@ -155,23 +155,16 @@ fn slow_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
     index
 }
 
-/// Index of king window `mask` read for White, digit by digit from its
-/// lowest square: 0 empty or a man, 1 a white king, 2 a black king.
+/// Index of window `mask` read for White: 0 empty or a king, 1 a white
+/// man, 2 a black man.
+fn slow_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
+    slow_digits(pos.men(Color::White), pos.men(Color::Black), mask)
+}
+
+/// Index of king window `mask` read for White: 0 empty or a man, 1 a
+/// white king, 2 a black king.
 fn slow_king_index<R: Rules>(pos: &Position<R>, mask: u64) -> usize {
-    let (mut index, mut power) = (0, 1);
-    for bit in 0..64 {
-        let b = 1u64 << bit;
-        if mask & b == 0 {
-            continue;
-        }
-        if pos.kings_of(Color::White) & b != 0 {
-            index += power;
-        } else if pos.kings_of(Color::Black) & b != 0 {
-            index += 2 * power;
-        }
-        power *= 3;
-    }
-    index
+    slow_digits(pos.kings_of(Color::White), pos.kings_of(Color::Black), mask)
 }
 
 /// The score of `pos` for White under the float weights `w`, computed the
