@@ -727,15 +727,8 @@ fn format_two_weights_files_still_read() {
             gap += 1;
             continue;
         }
-        loop {
-            let byte = (gap & 0x7f) as u8;
-            gap >>= 7;
-            if gap == 0 {
-                b.push(byte);
-                break;
-            }
-            b.push(byte | 0x80);
-        }
+        kondavo::eval::learned::push_gap(&mut b, gap);
+        gap = 0;
         b.extend_from_slice(&q(p[0]));
         b.extend_from_slice(&q(p[1]));
     }

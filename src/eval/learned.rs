@@ -609,15 +609,8 @@ impl Learned {
                 gap += 1;
                 continue;
             }
-            loop {
-                let byte = (gap & 0x7f) as u8;
-                gap >>= 7;
-                if gap == 0 {
-                    b.push(byte);
-                    break;
-                }
-                b.push(byte | 0x80);
-            }
+            push_gap(&mut b, gap);
+            gap = 0;
             b.extend_from_slice(&p[0].to_le_bytes());
             b.extend_from_slice(&p[1].to_le_bytes());
         }
@@ -903,6 +896,20 @@ impl<'a> Reader<'a> {
         Ok(u32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
         ))
+    }
+}
+
+/// Appends `gap`, the count of zero pairs before a stored pair, as a
+/// weights file stores it (LEB128: seven bits a byte, low bits first).
+pub fn push_gap(b: &mut Vec<u8>, mut gap: u64) {
+    loop {
+        let byte = (gap & 0x7f) as u8;
+        gap >>= 7;
+        if gap == 0 {
+            b.push(byte);
+            return;
+        }
+        b.push(byte | 0x80);
     }
 }
 
