@@ -726,13 +726,19 @@ impl<R: Evaluate> Worker<R> {
                 return s;
             }
         }
+        // With `q_margin`, a position whose evaluation stays below alpha
+        // by more than the margin is not looked at deeper for a threat:
+        // the threat can only lower it further.
+        let mut stand = None;
         let threat = list.is_empty()
             && threats < self.p.q_threats
+            && (self.p.q_margin >= tune::Q_MARGIN_OFF
+                || *stand.insert(R::evaluate(pos)) + self.p.q_margin > alpha)
             && side_has_capture(pos, pos.side().flip());
         if list.is_empty() && !threat {
             self.leaves += 1;
             self.leaf_plies += ply as u64;
-            let stand = R::evaluate(pos);
+            let stand = stand.unwrap_or_else(|| R::evaluate(pos));
             if stand < beta && !crate::movegen::has_quiet(pos) {
                 return -WIN + ply as Score;
             }
@@ -768,7 +774,9 @@ impl<R: Evaluate> Worker<R> {
     }
 
     /// Alpha-beta search of a node below the root. `PV` is true on the
-    /// principal variation (open window).
+    /// principal variation (open window); `cut`, that the node is expected
+    /// to fail high (see `lmr-cut`).
+    #[allow(clippy::too_many_arguments)]
     fn search<const PV: bool, const SMP: bool>(
         &mut self,
         pos: &Position<R>,
@@ -777,6 +785,7 @@ impl<R: Evaluate> Worker<R> {
         mut beta: Score,
         ply: usize,
         counters: DrawCounters,
+        cut: bool,
     ) -> Score {
         self.pv[ply].clear();
         if self.is_draw(pos, ply, counters) {
@@ -897,7 +906,7 @@ impl<R: Evaluate> Worker<R> {
             && unguarded()
         {
             let d = depth * self.p.prune_depth_percent / 100;
-            let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters);
+            let s = self.search::<false, SMP>(pos, d, bound - 1, bound, ply, counters, true);
             if self.stopped {
                 return 0;
             }
@@ -1024,7 +1033,7 @@ impl<R: Evaluate> Worker<R> {
             }
             let score = if i == 0 {
                 let d = new_depth + tt_extension * (Some(index) == tt_index) as i32;
-                -self.search::<PV, SMP>(&child, d, -beta, -alpha, ply + 1, child_rev)
+                -self.search::<PV, SMP>(&child, d, -beta, -alpha, ply + 1, child_rev, !PV && !cut)
             } else {
                 let mut r = 0;
                 let late = if PV {
@@ -1046,6 +1055,9 @@ impl<R: Evaluate> Worker<R> {
                         let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32;
                         r = r.max(log - PV as i32);
                     }
+                    if !PV && cut {
+                        r += self.p.lmr_cut;
+                    }
                     if self.p.lmr_tactical > 0 && side_has_capture(&child, child.side()) {
                         r = r.min(2 - self.p.lmr_tactical as i32);
                     }
@@ -1058,6 +1070,7 @@ impl<R: Evaluate> Worker<R> {
                     -alpha,
                     ply + 1,
                     child_rev,
+                    true,
                 );
                 if s > alpha && r > 0 && !self.stopped {
                     s = -self.search::<false, SMP>(
@@ -1067,6 +1080,7 @@ impl<R: Evaluate> Worker<R> {
                         -alpha,
                         ply + 1,
                         child_rev,
+                        !cut,
                     );
                 }
                 if PV && s > alpha && s < beta && !self.stopped {
@@ -1077,6 +1091,7 @@ impl<R: Evaluate> Worker<R> {
                         -alpha,
                         ply + 1,
                         child_rev,
+                        false,
                     );
                 }
                 s
@@ -1154,6 +1169,7 @@ impl<R: Evaluate> Worker<R> {
             singular_beta,
             ply,
             counters,
+            false,
         );
         self.excluded[ply] = NO_EXCLUDED;
         if self.stopped {
@@ -1285,12 +1301,27 @@ impl<R: Evaluate> Worker<R> {
             self.keys[1] = child.key();
             self.path[1] = (mv.from, mv.to);
             let score = if i == skip {
-                -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev)
+                -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev, false)
             } else {
-                let mut s =
-                    -self.search::<false, SMP>(&child, depth - 1, -alpha - 1, -alpha, 1, child_rev);
+                let mut s = -self.search::<false, SMP>(
+                    &child,
+                    depth - 1,
+                    -alpha - 1,
+                    -alpha,
+                    1,
+                    child_rev,
+                    true,
+                );
                 if s > alpha && s < beta && !self.stopped {
-                    s = -self.search::<true, SMP>(&child, depth - 1, -beta, -alpha, 1, child_rev);
+                    s = -self.search::<true, SMP>(
+                        &child,
+                        depth - 1,
+                        -beta,
+                        -alpha,
+                        1,
+                        child_rev,
+                        false,
+                    );
                 }
                 s
             };

@@ -142,7 +142,21 @@ pub struct Params {
     /// (bit 2), learned like the history (`cont-history`, 0 to 3; 0, off,
     /// by default).
     pub cont_history: u8,
+    /// Late moves at an expected cut node (a non-PV node whose first move
+    /// should refute the parent's move: the late moves' zero-window
+    /// searches, the reduced-depth test, and every other non-PV ply below
+    /// them) are reduced this many plies more (`lmr-cut`; 0, off, by
+    /// default).
+    pub lmr_cut: i32,
+    /// The quiescence search's threat look-ahead (`q_threats`) only where
+    /// the evaluation plus this margin (centi-men) clears alpha
+    /// (`q-margin`; [`Q_MARGIN_OFF`], everywhere, by default).
+    pub q_margin: Score,
 }
+
+/// `q-margin` at or above this: the threat look-ahead runs whatever the
+/// evaluation.
+pub const Q_MARGIN_OFF: Score = 10_000;
 
 /// The parameters the engine plays with.
 pub const DEFAULT: Params = Params {
@@ -178,6 +192,8 @@ pub const DEFAULT: Params = Params {
     tt_eval: false,
     lmr_tactical: 0,
     cont_history: 0,
+    lmr_cut: 0,
+    q_margin: Q_MARGIN_OFF,
 };
 
 /// The parameters a variant plays with: [`DEFAULT`], except where games
@@ -228,7 +244,7 @@ pub fn default_for(variant: &str) -> Params {
 }
 
 /// Every setting `KONDAVO_TUNE` takes, as named in an error.
-pub const NAMES: [&str; 32] = [
+pub const NAMES: [&str; 34] = [
     "aspiration",
     "prune-min-depth",
     "prune-margin",
@@ -261,6 +277,8 @@ pub const NAMES: [&str; 32] = [
     "tt-eval",
     "lmr-tactical",
     "cont-history",
+    "lmr-cut",
+    "q-margin",
 ];
 
 impl Params {
@@ -323,6 +341,8 @@ impl Params {
                 "tt-eval" => p.tt_eval = v != 0,
                 "lmr-tactical" => p.lmr_tactical = v.min(2) as u8,
                 "cont-history" => p.cont_history = v.min(3) as u8,
+                "lmr-cut" => p.lmr_cut = v.clamp(0, 3) as i32,
+                "q-margin" => p.q_margin = v.clamp(-1000, Q_MARGIN_OFF as i64) as Score,
                 other => {
                     return Err(format!(
                         "unknown parameter '{other}' ({})",
