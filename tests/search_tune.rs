@@ -30,7 +30,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -148,6 +148,7 @@ fn the_optional_settings_keep_the_search_sound() {
     assert_eq!(p.cont_history, 3);
     assert_eq!(p.lmr_cut, 2);
     assert_eq!(p.q_margin, 0);
+    assert_eq!(p.moves_to_go, 20);
 
     let mut rng = XorShift::new(0x5eed_5e77);
     for v in Variant::ALL {

@@ -1385,7 +1385,12 @@ impl<R: Evaluate> Worker<R> {
         }
         *self.lmr_log = lmr_log_table(self.p.lmr_log);
         self.limits = job.limits.clone();
-        self.tm = TimeManager::new(&job.limits, job.start, self.p.time_soft_percent);
+        self.tm = TimeManager::with_moves_to_go(
+            &job.limits,
+            job.start,
+            self.p.time_soft_percent,
+            self.p.moves_to_go,
+        );
         self.pondering = job.ponder;
         let window = (job.reversible as usize).min(job.history.len());
         // The job gives plies since the last capture or man move; plies

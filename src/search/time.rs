@@ -4,8 +4,9 @@ use std::time::{Duration, Instant};
 
 /// Time kept back from every clock budget for process and pipe latency.
 pub const LATENCY_MARGIN: Duration = Duration::from_millis(30);
-/// Moves assumed left in the game when the clock says nothing.
-const DEFAULT_MOVES_TO_GO: u32 = 30;
+/// Moves assumed left in the game when the clock says nothing (the
+/// search's `moves-to-go` setting may say otherwise).
+pub const DEFAULT_MOVES_TO_GO: u32 = 30;
 /// A single move may use at most this many times its budget...
 const HARD_BUDGETS: u32 = 4;
 /// ...and never more than this share of the remaining clock.
@@ -72,6 +73,19 @@ impl TimeManager {
     /// iteration starts after `soft_percent` % of the move's budget (the
     /// variant's `time-soft`).
     pub fn new(limits: &Limits, start: Instant, soft_percent: u32) -> Self {
+        Self::with_moves_to_go(limits, start, soft_percent, DEFAULT_MOVES_TO_GO)
+    }
+
+    /// As [`TimeManager::new`], assuming `default_mtg` moves left in the
+    /// game when the clock does not give the moves to the next control:
+    /// each move's budget is that share of what is left (plus most of the
+    /// increment), so fewer moves spend more of the clock early.
+    pub fn with_moves_to_go(
+        limits: &Limits,
+        start: Instant,
+        soft_percent: u32,
+        default_mtg: u32,
+    ) -> Self {
         if limits.infinite {
             return TimeManager {
                 start,
@@ -90,10 +104,7 @@ impl TimeManager {
         }
         if let Some(left) = limits.time {
             let usable = left.saturating_sub(LATENCY_MARGIN);
-            let mtg = limits
-                .moves_to_go
-                .unwrap_or(DEFAULT_MOVES_TO_GO)
-                .clamp(1, 60);
+            let mtg = limits.moves_to_go.unwrap_or(default_mtg).clamp(1, 60);
             let budget = usable / mtg + limits.inc * 3 / 4;
             let budget = budget.min(usable);
             let cap = usable * HARD_CLOCK_PERCENT / 100;
@@ -187,21 +198,49 @@ mod tests {
         }
     }
 
+    /// The clock of the proof matches: 5 s left, 0.05 s a move.
+    fn five_seconds_and_a_twentieth() -> Limits {
+        Limits {
+            time: Some(Duration::from_secs(5)),
+            inc: Duration::from_millis(50),
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn soft_limit_follows_the_setting() {
         // A larger soft share starts iterations later, never past the
         // hard limit; the hard limit does not depend on it.
         let now = Instant::now();
-        let l = Limits {
-            time: Some(Duration::from_secs(5)),
-            inc: Duration::from_millis(50),
-            ..Default::default()
-        };
+        let l = five_seconds_and_a_twentieth();
         let (a, b) = (TimeManager::new(&l, now, 60), TimeManager::new(&l, now, 90));
         assert!(a.soft.unwrap() < b.soft.unwrap());
         assert_eq!(a.hard, b.hard);
         let huge = TimeManager::new(&l, now, 1000);
         assert_eq!(huge.soft, huge.hard);
+    }
+
+    #[test]
+    fn fewer_moves_to_go_spend_more_now() {
+        let now = Instant::now();
+        let l = five_seconds_and_a_twentieth();
+        let default = TimeManager::new(&l, now, 90);
+        let same = TimeManager::with_moves_to_go(&l, now, 90, DEFAULT_MOVES_TO_GO);
+        assert_eq!((default.soft, default.hard), (same.soft, same.hard));
+        let early = TimeManager::with_moves_to_go(&l, now, 90, 15);
+        assert!(early.soft.unwrap() > default.soft.unwrap());
+        assert!(early.hard.unwrap() >= default.hard.unwrap());
+        // The hard cap (40 % of the clock) holds whatever the estimate.
+        let one = TimeManager::with_moves_to_go(&l, now, 90, 1);
+        assert!(one.hard.unwrap() <= Duration::from_secs(2));
+        // A clock that gives the moves to go overrides the estimate.
+        let given = Limits {
+            moves_to_go: Some(10),
+            ..l.clone()
+        };
+        let a = TimeManager::with_moves_to_go(&given, now, 90, 15);
+        let b = TimeManager::with_moves_to_go(&given, now, 90, 40);
+        assert_eq!((a.soft, a.hard), (b.soft, b.hard));
     }
 
     #[test]
