@@ -83,13 +83,13 @@ pub struct Params {
     /// move, the other moves are searched to half the depth against the
     /// table's score less `se_margin * depth`; when none reaches it, the
     /// table's move is searched one ply deeper (`se-depth`; 0: never; 8 in
-    /// International and Russian, see [`default_for`])...
+    /// International, Russian and Brazilian, see [`default_for`])...
     pub se_depth: i32,
     /// ...(`se-margin`, centi-men a ply)...
     pub se_margin: Score,
     /// ...and when that reduced search of the other moves clears beta
     /// anyway, the node returns it (multi-cut; `se-multicut`, 0 or 1; on
-    /// in International and Russian).
+    /// in International, Russian and Brazilian).
     pub se_multicut: bool,
     /// Move ordering: the quiet move that last refuted the opponent's
     /// previous move is tried after the killers (`counter-move`, 0 or 1;
@@ -219,8 +219,10 @@ pub const DEFAULT: Params = Params {
 ///   multi-cut: +33.1 +/- 21.0 at 100,000 nodes a move and +27.0 +/- 19.9
 ///   at 200,000, 400 games each, and +12.2 +/- 22.8 at 5 s + 0.05 s (200
 ///   games), against itself without them (docs/learning.md, "Third
-///   round"); so does Russian: +14.8 +/- 17.4 and +16.5 +/- 17.1 at
-///   100,000 nodes, 400 games each on other openings.
+///   round"); so do Russian: +14.8 +/- 17.4 and +16.5 +/- 17.1 at
+///   100,000 nodes, 400 games each on other openings, and Brazilian:
+///   +15.6 +/- 14.6 at 100,000 nodes (400 games) and +6.9 +/- 14.4 at
+///   5 s + 0.05 s (200 games).
 /// - International's quiescence does not look a ply deeper at a threatened
 ///   capture (`q-threats=0`): +35.7 +/- 19.2 at 100,000 nodes a move and
 ///   +27.9 +/- 18.1 at 200,000, 400 games each, and +15.6 +/- 21.2 at
@@ -245,7 +247,7 @@ pub fn default_for(variant: &str) -> Params {
     if variant == "turkish" {
         p.futility_depth = 0;
     }
-    if matches!(variant, "international" | "russian") {
+    if matches!(variant, "international" | "russian" | "brazilian") {
         p.se_depth = 8;
         p.se_multicut = true;
     }
@@ -477,6 +479,7 @@ mod tests {
         let r = default_for("russian");
         assert_eq!((r.se_depth, r.se_multicut, r.q_threats), (8, true, 1));
         assert_eq!(Params { q_threats: 1, ..i }, r);
+        assert_eq!(default_for("brazilian"), r, "Brazilian searches as Russian");
         assert_eq!(
             Params::parse_over(i, "se-depth=0").unwrap().se_depth,
             0,
