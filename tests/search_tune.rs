@@ -10,7 +10,8 @@
 //! constructed shot (a quiet sacrifice that wins material by force; the same
 //! positions as `search_tactics.rs`, which checks them with a material
 //! minimax) with a clearly positive score. Each setting alone takes effect:
-//! it changes the nodes `kondavo bench` searches.
+//! it changes the nodes `kondavo bench` searches. With contempt, a position
+//! where every move draws scores the contempt below 0.
 
 use kondavo::eval::Evaluate;
 use kondavo::movegen::{generate, MoveList};
@@ -30,7 +31,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20,contempt=25";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -149,6 +150,15 @@ fn the_optional_settings_keep_the_search_sound() {
     assert_eq!(p.lmr_cut, 2);
     assert_eq!(p.q_margin, 0);
     assert_eq!(p.moves_to_go, 20);
+    assert_eq!(p.contempt, 25);
+
+    // Contempt: where every move draws by the 40-move rule, the side to
+    // move scores a draw 25 centi-men below 0 (0 without contempt).
+    let pos = parse_fen::<English>("W:WK5:BK28").unwrap();
+    let mut j = job(pos, Limits::depth(4), 1);
+    j.reversible = 79;
+    let r = Searcher::<English>::new(1, 16).search(&j, &mut |_| {});
+    assert_eq!(r.score, -25);
 
     let mut rng = XorShift::new(0x5eed_5e77);
     for v in Variant::ALL {

@@ -559,7 +559,21 @@ impl<R: Evaluate> Worker<R> {
         }
         let (wdl, d) = self.egdb.as_deref()?.probe(pos)?;
         self.local_egdb_hits += 1;
-        Some(egdb_score(wdl, d, ply))
+        Some(match wdl {
+            crate::egdb::Wdl::Draw => self.draw_score(ply),
+            _ => egdb_score(wdl, d, ply),
+        })
+    }
+
+    /// The score of a draw at `ply` for the side to move there: 0 less the
+    /// contempt at the root's side, 0 plus it at the other side's.
+    #[inline(always)]
+    fn draw_score(&self, ply: usize) -> Score {
+        if ply & 1 == 0 {
+            -self.p.contempt
+        } else {
+            self.p.contempt
+        }
     }
 
     /// Looks `key` up in the table of the line being searched.
@@ -789,7 +803,7 @@ impl<R: Evaluate> Worker<R> {
     ) -> Score {
         self.pv[ply].clear();
         if self.is_draw(pos, ply, counters) {
-            return 0;
+            return self.draw_score(ply);
         }
         // Mate distance pruning.
         alpha = alpha.max(-WIN + ply as Score);
