@@ -1,9 +1,10 @@
 //! The search's optional settings (`KONDAVO_TUNE`) switched on as hard as
 //! they go: the singular extension's test at every node of depth 3 or more,
-//! with multi-cut, counter moves and both continuation histories in the
-//! ordering, and logarithmic late move reductions twice as deep as
-//! `lmr-log=200`, the reduced-depth test only where the evaluation reaches
-//! its bound, and reverse futility pruning at depth 1 and 2. The settings
+//! with multi-cut, counter moves, both continuation histories and the
+//! history by side in the ordering, and logarithmic late move reductions
+//! twice as deep as `lmr-log=200`, the reduced-depth test only where the
+//! evaluation reaches its bound, reverse futility pruning at depth 1 and 2,
+//! and contempt. The settings
 //! are read once a process, so this file holds a single test that sets them
 //! before any search. With them, every variant's search must still return
 //! legal moves and lines from random positions, and still play each
@@ -31,7 +32,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20,contempt=25";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20,contempt=25,history-side=1";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -136,6 +137,7 @@ fn the_optional_settings_keep_the_search_sound() {
         "cont-history=2",
         "lmr-cut=1",
         "q-margin=0",
+        "history-side=1",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }
@@ -151,6 +153,7 @@ fn the_optional_settings_keep_the_search_sound() {
     assert_eq!(p.q_margin, 0);
     assert_eq!(p.moves_to_go, 20);
     assert_eq!(p.contempt, 25);
+    assert!(p.history_side);
 
     // Contempt: where every move draws by the 40-move rule, the side to
     // move scores a draw 25 centi-men below 0 (0 without contempt).

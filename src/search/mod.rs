@@ -2,9 +2,9 @@
 //! quiescence search that resolves captures and looks one ply at capture
 //! threats, a shared transposition table, killer and history ordering, late
 //! move reductions, a reduced-depth pruning test in place of null move,
-//! futility pruning, singular extensions with multi-cut (International's
-//! and Russian's default; see [`tune::default_for`]), and draw detection
-//! inside the tree.
+//! futility pruning, singular extensions with multi-cut (the default in
+//! International, Russian, Brazilian and Turkish; see
+//! [`tune::default_for`]), and draw detection inside the tree.
 //!
 //! Multi-PV: each iteration searches the first line exactly as a
 //! single-line search does, then each further line (the best of the moves
@@ -365,8 +365,11 @@ pub struct Worker<R: Evaluate> {
     shared: Arc<Shared>,
     /// Two killer moves per ply, as [`move_id`]s.
     killers: Vec<[u16; 2]>,
-    /// History scores indexed by [from bit][to bit].
-    history: Box<[[i32; 64]; 64]>,
+    /// History scores indexed by [side][from bit][to bit]; the side is
+    /// always 0 unless `history-side` is on.
+    history: Box<[[[i32; 64]; 64]; 2]>,
+    /// The side to move at the root (0 White, 1 Black).
+    root_side: usize,
     /// The quiet move (a [`move_id`]) that last refuted a move, indexed by
     /// that move's [from bit][to bit] (`counter-move`).
     counter_moves: Box<[[u16; 64]; 64]>,
@@ -430,7 +433,8 @@ impl<R: Evaluate> Worker<R> {
             id,
             shared,
             killers: vec![[NO_MOVE_ID; 2]; MAX_PLY + 2],
-            history: Box::new([[0; 64]; 64]),
+            history: Box::new([[[0; 64]; 64]; 2]),
+            root_side: 0,
             counter_moves: Box::new([[NO_MOVE_ID; 64]; 64]),
             cont: Box::new([]),
             path: vec![(0, 0); MAX_PLY + 2],
@@ -462,7 +466,7 @@ impl<R: Evaluate> Worker<R> {
 
     /// Forgets what was learnt (new game).
     pub fn clear(&mut self) {
-        *self.history = [[0; 64]; 64];
+        *self.history = [[[0; 64]; 64]; 2];
         *self.counter_moves = [[NO_MOVE_ID; 64]; 64];
         self.cont.fill(0);
         for k in &mut self.killers {
@@ -598,14 +602,22 @@ impl<R: Evaluate> Worker<R> {
         }
     }
 
+    /// The history table of the side to move at `ply`: one for both sides
+    /// unless `history-side` is on.
     #[inline(always)]
-    fn history_of(&self, mv: &Move) -> &i32 {
-        &self.history[mv.from as usize & 63][mv.to as usize & 63]
+    fn history_side(&self, ply: usize) -> usize {
+        (self.root_side ^ ply) & 1 & self.p.history_side as usize
     }
 
     #[inline(always)]
-    fn history_of_mut(&mut self, mv: &Move) -> &mut i32 {
-        &mut self.history[mv.from as usize & 63][mv.to as usize & 63]
+    fn history_of(&self, mv: &Move, ply: usize) -> &i32 {
+        &self.history[self.history_side(ply)][mv.from as usize & 63][mv.to as usize & 63]
+    }
+
+    #[inline(always)]
+    fn history_of_mut(&mut self, mv: &Move, ply: usize) -> &mut i32 {
+        let side = self.history_side(ply);
+        &mut self.history[side][mv.from as usize & 63][mv.to as usize & 63]
     }
 
     fn order_score(&self, mv: &Move, tt_move: Option<Move>, ply: usize) -> i32 {
@@ -630,7 +642,7 @@ impl<R: Evaluate> Worker<R> {
                 s += 1 << 19;
             }
         }
-        s + *self.history_of(mv) + self.cont_score(mv, ply)
+        s + *self.history_of(mv, ply) + self.cont_score(mv, ply)
     }
 
     /// The continuation history's score of quiet move `mv` at `ply`: the
@@ -699,7 +711,7 @@ impl<R: Evaluate> Worker<R> {
             self.killers[ply][0] = id;
         }
         let bonus = (depth * depth).min(400);
-        history_update(self.history_of_mut(&mv), bonus);
+        history_update(self.history_of_mut(&mv, ply), bonus);
         self.reward_cont(&mv, ply, bonus);
         if !self.p.history_malus {
             return;
@@ -707,7 +719,7 @@ impl<R: Evaluate> Worker<R> {
         for &i in tried {
             let m = list[i as usize];
             if i as usize != best && !m.is_capture() {
-                history_update(self.history_of_mut(&m), -bonus);
+                history_update(self.history_of_mut(&m, ply), -bonus);
                 self.reward_cont(&m, ply, -bonus);
             }
         }
@@ -1064,7 +1076,7 @@ impl<R: Evaluate> Worker<R> {
                     r = 1
                         + (!PV && i >= self.p.lmr_deep_moves) as i32
                         + (!PV && depth >= 6 && i >= self.p.lmr_third_moves) as i32
-                        + (!PV && self.p.lmr_bad_history && *self.history_of(&mv) < 0) as i32;
+                        + (!PV && self.p.lmr_bad_history && *self.history_of(&mv, ply) < 0) as i32;
                     if self.p.lmr_log > 0 {
                         let log = self.lmr_log[depth.min(63) as usize][i.min(63)] as i32;
                         r = r.max(log - PV as i32);
@@ -1394,6 +1406,7 @@ impl<R: Evaluate> Worker<R> {
         self.egdb_pieces = self.egdb.as_ref().map_or(0, |d| d.max_pieces());
         self.local_egdb_hits = 0;
         self.p = tune::params_for(R::NAME);
+        self.root_side = job.root.side().index();
         if self.p.cont_history != 0 && self.cont.is_empty() {
             self.cont = vec![0; 2 * CONT_TABLE].into_boxed_slice();
         }
