@@ -155,11 +155,11 @@ fn the_optional_settings_keep_the_search_sound() {
     assert_eq!(p.contempt, 25);
     assert!(p.history_side);
 
-    // Contempt: where every move draws by the 40-move rule, the side to
+    // Contempt: where every move draws by English's move rule, the side to
     // move scores a draw 25 centi-men below 0 (0 without contempt).
     let pos = parse_fen::<English>("W:WK5:BK28").unwrap();
     let mut j = job(pos, Limits::depth(4), 1);
-    j.reversible = 79;
+    j.reversible = 2 * English::DRAW_MOVES.expect("English has a move rule") - 1;
     let r = Searcher::<English>::new(1, 16).search(&j, &mut |_| {});
     assert_eq!(r.score, -25);
 

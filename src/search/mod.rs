@@ -50,17 +50,19 @@ pub const MAX_PLY: usize = 128;
 /// `EGDB_WIN - p - d`, below every win the search proves on its own
 /// (`WIN - n` with `n < MAX_PLY`) and above [`WIN_BOUND`], so that it is
 /// kept in the table with the same ply adjustment as a proven win. A
-/// database loss is the negative, a draw 0.
+/// database loss is the negative, a draw the search's draw score (0
+/// without contempt).
 pub const EGDB_WIN: Score = WIN - MAX_PLY as Score;
 
-/// The score at `ply` of a database result with distance `d` plies.
+/// The score at `ply` of a database result with distance `d` plies; a
+/// draw scores `draw`.
 #[inline(always)]
-pub fn egdb_score(wdl: crate::egdb::Wdl, d: u8, ply: usize) -> Score {
+pub fn egdb_score(wdl: crate::egdb::Wdl, d: u8, ply: usize, draw: Score) -> Score {
     let win = EGDB_WIN - ply as Score - d as Score;
     match wdl {
         crate::egdb::Wdl::Win => win,
         crate::egdb::Wdl::Loss => -win,
-        crate::egdb::Wdl::Draw => 0,
+        crate::egdb::Wdl::Draw => draw,
     }
 }
 
@@ -563,10 +565,7 @@ impl<R: Evaluate> Worker<R> {
         }
         let (wdl, d) = self.egdb.as_deref()?.probe(pos)?;
         self.local_egdb_hits += 1;
-        Some(match wdl {
-            crate::egdb::Wdl::Draw => self.draw_score(ply),
-            _ => egdb_score(wdl, d, ply),
-        })
+        Some(egdb_score(wdl, d, ply, self.draw_score(ply)))
     }
 
     /// The score of a draw at `ply` for the side to move there: 0 less the
