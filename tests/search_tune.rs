@@ -32,7 +32,7 @@ use common::XorShift;
 
 /// The settings under test.
 const SETTINGS: &str =
-    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20,contempt=25,history-side=1";
+    "se-depth=3,se-margin=2,se-multicut=1,counter-move=1,lmr-log=100,prune-eval=0,rfp-depth=2,threat-guard=1,cont-history=3,lmr-cut=2,q-margin=0,moves-to-go=20,contempt=25,history-side=1,lmr-improving=2";
 
 fn legal<R: Rules>(pos: &Position<R>) -> MoveList {
     let mut list = MoveList::new();
@@ -138,6 +138,7 @@ fn the_optional_settings_keep_the_search_sound() {
         "lmr-cut=1",
         "q-margin=0",
         "history-side=1",
+        "lmr-improving=1",
     ] {
         assert_ne!(bench_nodes(setting), default, "{setting} changes nothing");
     }
@@ -154,6 +155,7 @@ fn the_optional_settings_keep_the_search_sound() {
     assert_eq!(p.moves_to_go, 20);
     assert_eq!(p.contempt, 25);
     assert!(p.history_side);
+    assert_eq!(p.lmr_improving, 2);
 
     // Contempt: where every move draws by English's move rule, the side to
     // move scores a draw 25 centi-men below 0 (0 without contempt).

@@ -104,6 +104,8 @@ const SINGLE_REPLY_PERCENT: u32 = 10;
 const CHECK_EVERY: u64 = 1024;
 /// No move left out at this ply ([`Worker::excluded`]).
 const NO_EXCLUDED: u8 = u8::MAX;
+/// No static evaluation at this ply (`lmr-improving`).
+const NO_EVAL: Score = Score::MIN;
 /// History bonuses saturate around this value.
 const HISTORY_MAX: i32 = 16_384;
 /// Moves history score `h` by `bonus` (a malus when negative), less as it
@@ -419,6 +421,9 @@ pub struct Worker<R: Evaluate> {
     /// The logarithmic late move reductions (`lmr-log`) by [depth][place],
     /// made when the search starts (all zero without them).
     lmr_log: Box<[[u8; 64]; 64]>,
+    /// By ply: the static evaluation of the node on the current path, or
+    /// [`NO_EVAL`] where none was made (`lmr-improving`).
+    evals: Vec<Score>,
     rules: std::marker::PhantomData<R>,
 }
 
@@ -462,6 +467,7 @@ impl<R: Evaluate> Worker<R> {
             p: tune::DEFAULT,
             excluded: vec![NO_EXCLUDED; MAX_PLY + 2],
             lmr_log: Box::new([[0; 64]; 64]),
+            evals: vec![NO_EVAL; MAX_PLY + 2],
             rules: std::marker::PhantomData,
         }
     }
@@ -940,6 +946,17 @@ impl<R: Evaluate> Worker<R> {
             }
         }
 
+        // Whether the static evaluation rose since our move two plies up
+        // (`lmr-improving`); a node with a capture pending has none.
+        let mut improving = true;
+        if self.p.lmr_improving > 0 && excluded == NO_EXCLUDED {
+            let e = if forced { NO_EVAL } else { eval() };
+            self.evals[ply] = e;
+            if ply > 2 && e != NO_EVAL && self.evals[ply - 2] != NO_EVAL {
+                improving = e > self.evals[ply - 2];
+            }
+        }
+
         // A forced reply (single legal move) costs no depth.
         let extension = (list.len() == 1 && (ply as i32) < 2 * self.root_depth) as i32;
 
@@ -1082,6 +1099,9 @@ impl<R: Evaluate> Worker<R> {
                     }
                     if !PV && cut {
                         r += self.p.lmr_cut;
+                    }
+                    if !PV && !improving {
+                        r += self.p.lmr_improving;
                     }
                     if self.p.lmr_tactical > 0 && side_has_capture(&child, child.side()) {
                         r = r.min(2 - self.p.lmr_tactical as i32);
