@@ -49,8 +49,14 @@ fn mirror<R: Rules>(pos: &Position<R>, lay: &Layout) -> Position<R> {
 
 /// Random weights in centi-men, deterministic.
 fn random_weights<R: Rules>(seed: u64) -> Vec<[f32; 2]> {
+    random_weights_within::<R>(seed, 100.0)
+}
+
+/// Random weights in centi-men, uniform in [-max, max] (in steps of a
+/// hundredth of `max`).
+fn random_weights_within<R: Rules>(seed: u64, max: f32) -> Vec<[f32; 2]> {
     let mut rng = XorShift::new(seed);
-    let mut r = || (rng.below(2001) as f32 - 1000.0) / 10.0;
+    let mut r = || (rng.below(2001) as f32 - 1000.0) / 1000.0 * max;
     (0..layout::<R::Geo>().features())
         .map(|_| [r(), r()])
         .collect()
@@ -214,10 +220,19 @@ fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
 
 /// The evaluation's windows (small, big and king windows) and king term
 /// agree with the slow computation on random positions under random
-/// weights.
+/// weights: weights of up to a man, which the evaluation reads from its
+/// fused tables, and weights of up to 30 men, whose differences do not
+/// fit them, so that it reads the weights as stored.
 fn check_against_slow<R: Evaluate>() {
-    let l =
-        Learned::from_float::<R::Geo>(R::NAME, &random_weights::<R>(13), 120.0, "test").unwrap();
+    for (max, fused) in [(100.0, true), (3000.0, false)] {
+        let w = random_weights_within::<R>(13, max);
+        let l = Learned::from_float::<R::Geo>(R::NAME, &w, 120.0, "test").unwrap();
+        assert_eq!(l.reads_fused(), fused, "{}: weights within {max}", R::NAME);
+        check_learned_against_slow::<R>(&l);
+    }
+}
+
+fn check_learned_against_slow<R: Evaluate>(l: &Learned) {
     let w = l.to_float();
     let mut kings = 0;
     for pos in positions::<R>(17, 300) {

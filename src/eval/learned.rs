@@ -341,6 +341,105 @@ fn window_sum<const SIZE: usize>(
     }
 }
 
+/// Adds to `sum` the fused weights of windows `masks` (see
+/// [`Learned::fused`]): one entry a window, White's reading less Black's,
+/// selected by White's reading `index`.
+#[inline(always)]
+fn fused_sum<const SIZE: usize>(
+    wm: Bitboard,
+    bm: Bitboard,
+    masks: &[Bitboard],
+    table: &[[i16; 2]],
+    index: fn(usize, usize) -> usize,
+    sum: &mut [i32; 2],
+) {
+    for (w, &mask) in masks.iter().enumerate() {
+        let a = table[w * SIZE + index(extract(wm, mask), extract(bm, mask))];
+        sum[0] += a[0] as i32;
+        sum[1] += a[1] as i32;
+    }
+}
+
+/// White's reading of a small window's contents (the first half of
+/// [`entries`]).
+#[inline(always)]
+fn white_entry(white8: usize, black8: usize) -> usize {
+    BASE3[white8] as usize + 2 * BASE3[black8] as usize
+}
+
+/// White's reading of a big window's contents.
+#[inline(always)]
+fn white_big_entry(white12: usize, black12: usize) -> usize {
+    BASE3_12[white12] as usize + 2 * BASE3_12[black12] as usize
+}
+
+/// The window's contents (White's men, Black's men, one bit a square)
+/// that White's reading `entry` stands for, given the contents of every
+/// 6-digit reading (`sixes`, from [`six_digit_contents`]).
+#[inline(always)]
+fn contents(entry: usize, sixes: &[(usize, usize)]) -> (usize, usize) {
+    let (lo, hi) = (sixes[entry % 729], sixes[entry / 729]);
+    (lo.0 | hi.0 << 6, lo.1 | hi.1 << 6)
+}
+
+/// The contents of each reading of six squares (3^6 = 729), one digit a
+/// square, lowest first: 1 is White's man, 2 Black's.
+fn six_digit_contents() -> Vec<(usize, usize)> {
+    (0..729)
+        .map(|mut e| {
+            let (mut white, mut black) = (0, 0);
+            for k in 0..6 {
+                match e % 3 {
+                    1 => white |= 1 << k,
+                    2 => black |= 1 << k,
+                    _ => {}
+                }
+                e /= 3;
+            }
+            (white, black)
+        })
+        .collect()
+}
+
+/// Both readings of a window's contents ([`entries`], [`big_entries`]).
+type Readings = fn(usize, usize) -> (usize, usize);
+
+/// The fused tables of weights `windows` (see [`Learned::fused`]), or
+/// `None` where a difference does not fit 16 bits.
+fn fuse(windows: &[[i16; 2]], layout: &Layout) -> Option<Vec<[i16; 2]>> {
+    let mut fused = vec![[0i16; 2]; windows.len()];
+    let sixes = six_digit_contents();
+    // (first entry, entries a window, windows' turns, how a turned reading
+    // is found)
+    let groups: [(usize, usize, &[usize], Readings); 3] = [
+        (0, ENTRIES, &layout.rotated, entries),
+        (
+            layout.big_base(),
+            BIG_ENTRIES,
+            &layout.big_rotated,
+            big_entries,
+        ),
+        (layout.king_base(), ENTRIES, &layout.rotated, entries),
+    ];
+    for (base, size, rotated, index) in groups {
+        for (w, &rot) in rotated.iter().enumerate() {
+            for iw in 0..size {
+                let (white, black) = contents(iw, &sixes);
+                let (own, ib) = index(white, black);
+                debug_assert_eq!(own, iw);
+                let a = windows[base + w * size + iw];
+                let b = windows[base + rot * size + ib];
+                let mut pair = [0i16; 2];
+                for k in 0..2 {
+                    pair[k] = i16::try_from(a[k] as i32 - b[k] as i32).ok()?;
+                }
+                fused[base + w * size + iw] = pair;
+            }
+        }
+    }
+    Some(fused)
+}
+
 /// Phase of `pos`: 0 with all men on the board, 256 with none.
 #[inline(always)]
 pub fn phase<R: Rules>(pos: &Position<R>) -> i32 {
@@ -456,6 +555,13 @@ pub struct Learned {
     /// (the small windows, the big ones, then the king windows), in
     /// 1/UNIT centi-men.
     windows: Vec<[i16; 2]>,
+    /// The same tables fused for the evaluation: the entry of White's
+    /// reading of a window holds its weight less the weight of Black's
+    /// reading of the same contents (on the turned board, in the window
+    /// it turns into), so a window costs one table access instead of
+    /// two. `None` when a difference does not fit 16 bits; the
+    /// evaluation then reads `windows` (the same sums either way).
+    fused: Option<Vec<[i16; 2]>>,
     /// Whether any big window entry is not zero (else they are skipped).
     big_active: bool,
     /// Whether any king window entry is not zero (else they are skipped).
@@ -503,6 +609,7 @@ impl Learned {
             big_active: big_active(&windows, layout),
             king_active: king_active(&windows, layout),
             shape: (layout.windows.len(), layout.big.len()),
+            fused: fuse(&windows, layout),
             windows,
             dense,
             scale,
@@ -521,50 +628,44 @@ impl Learned {
             .collect()
     }
 
+    /// Whether the evaluation reads the fused tables (every difference of
+    /// a window's two readings fits 16 bits), or the weights as stored.
+    pub fn reads_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
     /// The score of `pos` in centi-men from White's point of view.
     #[inline]
     pub fn white_score<R: Rules>(&self, pos: &Position<R>) -> i32 {
         let layout = layout::<R::Geo>();
         let wm = pos.men(Color::White);
         let bm = pos.men(Color::Black);
-        let (small, rest) = self.windows.split_at(layout.big_base());
-        let (big, kings) = rest.split_at(layout.king_base() - layout.big_base());
         let mut sum = [0i32; 2];
-        window_sum::<ENTRIES>(
-            wm,
-            bm,
-            &layout.windows,
-            &layout.rotated,
-            small,
-            entries,
-            &mut sum,
-        );
-        if self.big_active {
-            window_sum::<BIG_ENTRIES>(
-                wm,
-                bm,
-                &layout.big,
-                &layout.big_rotated,
-                big,
-                big_entries,
-                &mut sum,
-            );
-        }
-        if self.king_active {
-            let wk = pos.kings_of(Color::White);
-            let bk = pos.kings_of(Color::Black);
-            // With no king on the board every king window reads its empty
-            // entry, whose weight is zero.
-            if wk | bk != 0 {
-                window_sum::<ENTRIES>(
-                    wk,
-                    bk,
-                    &layout.windows,
-                    &layout.rotated,
-                    kings,
-                    entries,
-                    &mut sum,
-                );
+        let (wk, bk) = (pos.kings_of(Color::White), pos.kings_of(Color::Black));
+        // With no king on the board every king window reads its empty
+        // entry, whose weight is zero.
+        let kings_on = self.king_active && wk | bk != 0;
+        if let Some(fused) = &self.fused {
+            let (small, rest) = fused.split_at(layout.big_base());
+            let (big, kings) = rest.split_at(layout.king_base() - layout.big_base());
+            fused_sum::<ENTRIES>(wm, bm, &layout.windows, small, white_entry, &mut sum);
+            if self.big_active {
+                fused_sum::<BIG_ENTRIES>(wm, bm, &layout.big, big, white_big_entry, &mut sum);
+            }
+            if kings_on {
+                fused_sum::<ENTRIES>(wk, bk, &layout.windows, kings, white_entry, &mut sum);
+            }
+        } else {
+            let (small, rest) = self.windows.split_at(layout.big_base());
+            let (big, kings) = rest.split_at(layout.king_base() - layout.big_base());
+            let (windows, rotated) = (&layout.windows, &layout.rotated);
+            window_sum::<ENTRIES>(wm, bm, windows, rotated, small, entries, &mut sum);
+            if self.big_active {
+                let (masks, rotated) = (&layout.big, &layout.big_rotated);
+                window_sum::<BIG_ENTRIES>(wm, bm, masks, rotated, big, big_entries, &mut sum);
+            }
+            if kings_on {
+                window_sum::<ENTRIES>(wk, bk, windows, rotated, kings, entries, &mut sum);
             }
         }
         let [mut open, mut end] = sum;
@@ -766,6 +867,7 @@ impl Learned {
             big_active: big_active(&windows, layout),
             king_active: king_active(&windows, layout),
             shape: (layout.windows.len(), layout.big.len()),
+            fused: fuse(&windows, layout),
             windows,
             dense: d,
             scale,

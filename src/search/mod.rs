@@ -309,6 +309,17 @@ fn order_unkey(key: i64) -> (i32, usize) {
     ((key >> 16) as i32, 0xFFFF - (key & 0xFFFF) as usize)
 }
 
+/// What move ordering reads at a node ([`Worker::order_context`]): the
+/// killers, the counter move (with `counter-move`), the side's history
+/// and, for each continuation table that `cont-history` turns on and the
+/// path reaches, the table and the square the earlier move went to.
+struct OrderContext<'a> {
+    killers: [u16; 2],
+    counter: Option<u16>,
+    history: &'a [[i32; 64]; 64],
+    cont: [Option<(&'a [i32], u8)>; 2],
+}
+
 /// Selection sort step: brings the best-scored move of `order[i..]` to `i`
 /// (keys are unique, ties in score going to the earlier-generated move). Two
 /// branch-free passes, a maximum then its position.
@@ -625,10 +636,34 @@ impl<R: Evaluate> Worker<R> {
         &mut self.history[side][mv.from as usize & 63][mv.to as usize & 63]
     }
 
-    fn order_score(&self, mv: &Move, tt_move: Option<Move>, ply: usize) -> i32 {
-        if Some(*mv) == tt_move {
-            return 1 << 30;
+    /// What move ordering reads at `ply`, looked up once for the node's
+    /// moves.
+    #[inline(always)]
+    fn order_context(&self, ply: usize) -> OrderContext<'_> {
+        let counter = if self.p.counter_move && ply > 0 {
+            let (f, t) = self.counter_slot(ply);
+            Some(self.counter_moves[f][t])
+        } else {
+            None
+        };
+        let cont = std::array::from_fn(|table| {
+            (self.p.cont_history & (1 << table) != 0 && ply > table)
+                .then(|| &self.cont[table * CONT_TABLE..][..CONT_TABLE])
+                .map(|t| (t, self.path[ply - table].1))
+        });
+        OrderContext {
+            killers: self.killers[ply],
+            counter,
+            history: &self.history[self.history_side(ply)],
+            cont,
         }
+    }
+
+    /// Ordering score of a move other than the table's move: captures,
+    /// promotions, killers, the counter move, then history (and
+    /// continuation history).
+    #[inline(always)]
+    fn order_score(cx: &OrderContext, mv: &Move) -> i32 {
         let mut s = 0;
         if mv.is_capture() {
             s += 1 << 24;
@@ -637,32 +672,17 @@ impl<R: Evaluate> Worker<R> {
             s += 1 << 23;
         }
         let id = move_id(mv);
-        if self.killers[ply][0] == id {
+        if cx.killers[0] == id {
             s += 1 << 21;
-        } else if self.killers[ply][1] == id {
+        } else if cx.killers[1] == id {
             s += 1 << 20;
-        } else if self.p.counter_move {
-            let (f, t) = self.counter_slot(ply);
-            if self.counter_moves[f][t] == id {
-                s += 1 << 19;
-            }
+        } else if cx.counter == Some(id) {
+            s += 1 << 19;
         }
-        s + *self.history_of(mv, ply) + self.cont_score(mv, ply)
-    }
-
-    /// The continuation history's score of quiet move `mv` at `ply`: the
-    /// tables `cont-history` turns on (bit 1: after the opponent's last
-    /// move, bit 2: after our own move before it), summed.
-    #[inline(always)]
-    fn cont_score(&self, mv: &Move, ply: usize) -> i32 {
-        if self.p.cont_history == 0 {
-            return 0;
-        }
-        let mut s = 0;
-        for table in 0..2 {
-            if let Some(i) = self.cont_slot(table, mv, ply) {
-                s += self.cont[i];
-            }
+        let (from, to) = (mv.from as usize & 63, mv.to as usize & 63);
+        s += cx.history[from][to];
+        for (table, prev_to) in cx.cont.iter().flatten() {
+            s += table[cont_index(*prev_to, mv.from, mv.to)];
         }
         s
     }
@@ -979,8 +999,14 @@ impl<R: Evaluate> Worker<R> {
         // table can store the best move's index in the generated list.
         let mut order: arrayvec::ArrayVec<i64, { crate::movegen::MAX_MOVES }> =
             arrayvec::ArrayVec::new();
+        let cx = self.order_context(ply);
         for (i, m) in list.iter().enumerate() {
-            order.push(order_key(self.order_score(m, tt_move, ply), i));
+            let score = if Some(*m) == tt_move {
+                1 << 30
+            } else {
+                Self::order_score(&cx, m)
+            };
+            order.push(order_key(score, i));
         }
         // Late move pruning and futility pruning: from this move on, quiet
         // moves that are neither the table's move, a killer nor a

@@ -136,6 +136,9 @@ pub fn bench<R: Evaluate>(
 ) -> (u64, Duration) {
     let mut nodes = 0;
     let mut time = Duration::ZERO;
+    // The weights are read and their tables built on first use: do it
+    // before the first search's clock starts.
+    R::slot().get::<R>();
     for (i, pos) in bench_positions::<R>().into_iter().enumerate() {
         let mut searcher = Searcher::<R>::new(threads, hash_mib);
         let j = job(pos, Limits::depth(depth), 1);
