@@ -373,67 +373,62 @@ fn white_big_entry(white12: usize, black12: usize) -> usize {
     BASE3_12[white12] as usize + 2 * BASE3_12[black12] as usize
 }
 
-/// The window's contents (White's men, Black's men, one bit a square)
-/// that White's reading `entry` stands for, given the contents of every
-/// 6-digit reading (`sixes`, from [`six_digit_contents`]).
-#[inline(always)]
-fn contents(entry: usize, sixes: &[(usize, usize)]) -> (usize, usize) {
-    let (lo, hi) = (sixes[entry % 729], sixes[entry / 729]);
-    (lo.0 | hi.0 << 6, lo.1 | hi.1 << 6)
-}
-
-/// The contents of each reading of six squares (3^6 = 729), one digit a
-/// square, lowest first: 1 is White's man, 2 Black's.
-fn six_digit_contents() -> Vec<(usize, usize)> {
-    (0..729)
+/// For each reading of `digits` squares (base 3, lowest square first:
+/// 0 empty, 1 own man, 2 enemy man), the reading of the same squares in
+/// the reverse order with the colours swapped: how the other side reads
+/// them on the turned board.
+fn turned_readings(digits: u32) -> Vec<usize> {
+    (0..3usize.pow(digits))
         .map(|mut e| {
-            let (mut white, mut black) = (0, 0);
-            for k in 0..6 {
-                match e % 3 {
-                    1 => white |= 1 << k,
-                    2 => black |= 1 << k,
-                    _ => {}
-                }
+            let mut r = 0;
+            for _ in 0..digits {
+                r = 3 * r + [0, 2, 1][e % 3];
                 e /= 3;
             }
-            (white, black)
+            r
         })
         .collect()
 }
-
-/// Both readings of a window's contents ([`entries`], [`big_entries`]).
-type Readings = fn(usize, usize) -> (usize, usize);
 
 /// The fused tables of weights `windows` (see [`Learned::fused`]), or
 /// `None` where a difference does not fit 16 bits.
 fn fuse(windows: &[[i16; 2]], layout: &Layout) -> Option<Vec<[i16; 2]>> {
     let mut fused = vec![[0i16; 2]; windows.len()];
-    let sixes = six_digit_contents();
-    // (first entry, entries a window, windows' turns, how a turned reading
-    // is found)
-    let groups: [(usize, usize, &[usize], Readings); 3] = [
-        (0, ENTRIES, &layout.rotated, entries),
-        (
-            layout.big_base(),
-            BIG_ENTRIES,
-            &layout.big_rotated,
-            big_entries,
-        ),
-        (layout.king_base(), ENTRIES, &layout.rotated, entries),
+    // (first entry, squares a window, the windows' turns)
+    let groups: [(usize, u32, &[usize]); 3] = [
+        (0, WINDOW_SQUARES as u32, &layout.rotated),
+        (layout.big_base(), BIG_SQUARES as u32, &layout.big_rotated),
+        (layout.king_base(), WINDOW_SQUARES as u32, &layout.rotated),
     ];
-    for (base, size, rotated, index) in groups {
+    for (base, squares, rotated) in groups {
+        // A reading splits into its low and high halves, `e = lo + n * hi`;
+        // the other side's reading of the same contents is then
+        // `turned[hi] + n * turned[lo]`. Walked in tiles of 16 `lo` by 16
+        // `hi = turned[k]` (`turned` undoes itself), each tile reads 16
+        // runs of 16 neighbouring entries from either table, where a plain
+        // walk would jump across both tables at every step.
+        let n = 3usize.pow(squares / 2);
+        let turned = turned_readings(squares / 2);
+        let size = n * n;
+        const TILE: usize = 16;
         for (w, &rot) in rotated.iter().enumerate() {
-            for iw in 0..size {
-                let (white, black) = contents(iw, &sixes);
-                let (own, ib) = index(white, black);
-                debug_assert_eq!(own, iw);
-                let a = windows[base + w * size + iw];
-                let b = windows[base + rot * size + ib];
-                let mut pair = [0i16; 2];
-                for k in 0..2 {
-                    pair[k] = i16::try_from(a[k] as i32 - b[k] as i32).ok()?;
+            let own = base + w * size;
+            let other = base + rot * size;
+            for lo0 in (0..n).step_by(TILE) {
+                for k0 in (0..n).step_by(TILE) {
+                    for k in k0..(k0 + TILE).min(n) {
+                        let hi = turned[k];
+                        for lo in lo0..(lo0 + TILE).min(n) {
+                            let a = windows[own + lo + n * hi];
+                            let b = windows[other + k + n * turned[lo]];
+                            let mut pair = [0i16; 2];
+                            for j in 0..2 {
+                                pair[j] = i16::try_from(a[j] as i32 - b[j] as i32).ok()?;
+                            }
+                            fused[own + lo + n * hi] = pair;
+                        }
+                    }
                 }
-                fused[base + w * size + iw] = pair;
             }
         }
     }

@@ -28,6 +28,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::book::{Chooser, Source};
+use crate::eval::Evaluate;
 use crate::game::{Game, Outcome};
 use crate::position::Position;
 use crate::rules::{Color, International};
@@ -245,6 +246,8 @@ fn reason_text(reason: u8) -> &'static str {
 /// or closed by the peer before they are played is an error.
 pub fn run(opts: &DxpOptions, log: &Log) -> io::Result<()> {
     let searcher = Mutex::new(Searcher::<R>::new(opts.threads, opts.hash));
+    // The weights are read before the first game's clock starts.
+    R::slot().get::<R>();
     let mut chooser = Chooser::new(opts.book_margin, opts.book_seed);
     chooser.set_min_depth(opts.book_depth);
     chooser.set_ply_limit(opts.book_ply);

@@ -89,6 +89,10 @@ struct VariantSession<R: Evaluate> {
 
 impl<R: Evaluate> VariantSession<R> {
     fn new(variant: Variant, threads: usize, hash_mib: usize) -> Result<Self, String> {
+        // The weights are read (their tables built) here, at `init` or
+        // the first command that needs the variant, not on a search's
+        // clock.
+        R::slot().get::<R>();
         Ok(VariantSession {
             variant,
             searcher: Searcher::try_new(threads, hash_mib)?,
