@@ -304,7 +304,7 @@ fn extract(b: Bitboard, mask: Bitboard) -> usize {
 #[inline(always)]
 fn entries(white8: usize, black8: usize) -> (usize, usize) {
     (
-        BASE3[white8] as usize + 2 * BASE3[black8] as usize,
+        white_entry(white8, black8),
         BASE3_REV[black8] as usize + 2 * BASE3_REV[white8] as usize,
     )
 }
@@ -313,7 +313,7 @@ fn entries(white8: usize, black8: usize) -> (usize, usize) {
 #[inline(always)]
 fn big_entries(white12: usize, black12: usize) -> (usize, usize) {
     (
-        BASE3_12[white12] as usize + 2 * BASE3_12[black12] as usize,
+        white_big_entry(white12, black12),
         BASE3_12_REV[black12] as usize + 2 * BASE3_12_REV[white12] as usize,
     )
 }
@@ -591,16 +591,38 @@ impl Learned {
             ));
         }
         let q = |x: f32| (x * UNIT as f32).round().clamp(-32767.0, 32767.0) as i16;
-        let mut windows: Vec<[i16; 2]> = weights[..layout.dense_base()]
+        let windows: Vec<[i16; 2]> = weights[..layout.dense_base()]
             .iter()
             .map(|p| [q(p[0]), q(p[1])])
             .collect();
-        clear_kingless(&mut windows, layout);
         let mut dense = [[0; 2]; DENSE];
         for (d, p) in dense.iter_mut().zip(&weights[layout.dense_base()..]) {
             *d = [q(p[0]), q(p[1])];
         }
-        Ok(Learned {
+        Ok(Learned::assemble(
+            layout,
+            windows,
+            dense,
+            scale,
+            description.to_string(),
+            variant.to_string(),
+        ))
+    }
+
+    /// Weights from their window tables (in the layout's order) and dense
+    /// terms: each king window's empty entry is set to zero, and what the
+    /// evaluation derives from the tables (which parts are active, the
+    /// fused tables) is made here, once.
+    fn assemble(
+        layout: &Layout,
+        mut windows: Vec<[i16; 2]>,
+        dense: [[i16; 2]; DENSE],
+        scale: f32,
+        description: String,
+        variant: String,
+    ) -> Learned {
+        clear_kingless(&mut windows, layout);
+        Learned {
             big_active: big_active(&windows, layout),
             king_active: king_active(&windows, layout),
             shape: (layout.windows.len(), layout.big.len()),
@@ -608,9 +630,9 @@ impl Learned {
             windows,
             dense,
             scale,
-            description: description.to_string(),
-            variant: variant.to_string(),
-        })
+            description,
+            variant,
+        }
     }
 
     /// The weights as floating-point centi-men, in [`features`] order.
@@ -855,20 +877,16 @@ impl Learned {
         let mut windows = vec![[0i16; 2]; layout.dense_base()];
         let window_pairs = small * ENTRIES + big * BIG_ENTRIES + kingw * ENTRIES;
         windows[..window_pairs].copy_from_slice(&pairs[..window_pairs]);
-        clear_kingless(&mut windows, layout);
         let mut d = [[0; 2]; DENSE];
         d[..dense].copy_from_slice(&pairs[window_pairs..]);
-        Ok(Learned {
-            big_active: big_active(&windows, layout),
-            king_active: king_active(&windows, layout),
-            shape: (layout.windows.len(), layout.big.len()),
-            fused: fuse(&windows, layout),
+        Ok(Learned::assemble(
+            layout,
             windows,
-            dense: d,
+            d,
             scale,
             description,
             variant,
-        })
+        ))
     }
 }
 
