@@ -293,6 +293,12 @@ struct MatchArgs {
     /// of a file are left out).
     #[arg(long, value_name = "N", requires = "merge", conflicts_with = "games", value_parser = at_least_one)]
     first: Option<usize>,
+    /// With --merge: each PDN file is a whole match of its own between the
+    /// same engines (run with other seeds or on other machines, numbered
+    /// from 1), not a shard; the result counts the files' games one file
+    /// after the other, in the order named (so does --sprt).
+    #[arg(long, requires = "merge", conflicts_with_all = ["games", "first"])]
+    runs: bool,
     /// Engine A (see "Engines" below).
     #[arg(long)]
     a: Option<String>,
@@ -1028,6 +1034,7 @@ fn run_match(a: MatchArgs) -> Result<(), String> {
             games: a.games,
             first: a.first,
             gauntlet: a.gauntlet,
+            runs: a.runs,
         };
         return tools::matchrun::merge_match(&opts, &mut |l| out(l));
     }

@@ -1044,6 +1044,11 @@ pub struct MergeOptions {
     pub first: Option<usize>,
     /// The match was a gauntlet (more than two engines).
     pub gauntlet: bool,
+    /// Each file is a whole match of its own between the same engines
+    /// (other seeds, other machines), numbered from 1: their games are
+    /// counted one file after the other, in the order the files are
+    /// named, instead of as the shards of one match.
+    pub runs: bool,
 }
 
 /// One game of a shard's PDN file, for [`merge_match`].
@@ -1063,14 +1068,30 @@ struct MergedGame {
 /// twice, each between the engines the match's schedule has there. With
 /// an SPRT the shards played every game; the merge stops where a single
 /// run (one game at a time) would have stopped, says so, and counts the
-/// games up to there.
+/// games up to there. With `runs`, each file is a whole match of its own,
+/// checked as such, and the files' games follow one another in the order
+/// the files are named.
 pub fn merge_match(opts: &MergeOptions, out: &mut dyn FnMut(String)) -> Result<(), String> {
     if opts.files.is_empty() {
         return Err("--merge: name the shards' PDN files".into());
     }
-    let mut rounds: std::collections::BTreeMap<usize, MergedGame> = Default::default();
+    if opts.runs && (opts.games.is_some() || opts.first.is_some()) {
+        return Err(
+            "--merge --runs: --games and --first apply to one match, not to several runs".into(),
+        );
+    }
+    // The games by round: one map for the shards of a match, one a file
+    // for runs.
+    let mut runs: Vec<Rounds> = vec![Rounds::new()];
     let mut variant: Option<(Variant, usize)> = None;
     for (f, path) in opts.files.iter().enumerate() {
+        if opts.runs && f > 0 {
+            if opts.files[..f].contains(path) {
+                return Err(format!("--merge --runs: {path} is named twice"));
+            }
+            runs.push(Rounds::new());
+        }
+        let rounds = runs.last_mut().expect("one map at least");
         let bytes = std::fs::read(path).map_err(|e| format!("--merge: {path}: {e}"))?;
         let whole = whole_games(&bytes).map_err(|e| format!("--merge: {path}: {e}"))?;
         if opts.first.is_none() && !bytes[whole.end..].iter().all(u8::is_ascii_whitespace) {
@@ -1121,23 +1142,113 @@ pub fn merge_match(opts: &MergeOptions, out: &mut dyn FnMut(String)) -> Result<(
                 reason: g.tag("Termination").unwrap_or("?").to_string(),
             };
             if let Some(twin) = rounds.insert(round, game) {
-                return Err(format!(
-                    "--merge: game {round} is in {} and in {path}: each game must be in one file only",
-                    opts.files[twin.file]
-                ));
+                return Err(if twin.file == f {
+                    format!("--merge: game {round} is twice in {path}")
+                } else {
+                    format!(
+                        "--merge: game {round} is in {} and in {path}: each game must be in one file only",
+                        opts.files[twin.file]
+                    )
+                });
             }
         }
     }
     let variant = variant.map_or(opts.variant, |(v, _)| v);
-    with_rules!(variant, R => merge_games::<R>(variant, &rounds, opts, out))
+    with_rules!(variant, R => merge_games::<R>(variant, &runs, opts, out))
 }
+
+/// A match's games by round (`Round` tag), as read by [`merge_match`].
+type Rounds = std::collections::BTreeMap<usize, MergedGame>;
 
 fn merge_games<R: Rules>(
     variant: Variant,
-    rounds: &std::collections::BTreeMap<usize, MergedGame>,
+    runs: &[Rounds],
     opts: &MergeOptions,
     out: &mut dyn FnMut(String),
 ) -> Result<(), String> {
+    // The engines in the order they first play (the first run's order),
+    // and every run's games, one run after the other.
+    let mut names: Vec<String> = Vec::new();
+    let mut results: Vec<GameResult> = Vec::new();
+    for (i, rounds) in runs.iter().enumerate() {
+        let (run_names, run_results) = if opts.runs {
+            let file = &opts.files[i];
+            let run = check_run(rounds, opts)
+                .map_err(|e| e.replacen("--merge: ", &format!("--merge --runs: {file}: "), 1))?;
+            if names.is_empty() {
+                names = run.0.clone();
+            }
+            let (mut have, mut want) = (run.0.clone(), names.clone());
+            have.sort();
+            want.sort();
+            if have != want {
+                return Err(format!(
+                    "--merge --runs: {file} is a match of {}, {} one of {}: every run must be between the same engines (their White and Black tags)",
+                    run.0.join(", "),
+                    opts.files[0],
+                    names.join(", ")
+                ));
+            }
+            run
+        } else {
+            let run = check_run(rounds, opts)?;
+            names = run.0.clone();
+            run
+        };
+        let at = |e: usize| {
+            names
+                .iter()
+                .position(|n| *n == run_names[e])
+                .expect("checked")
+        };
+        let base = results.len();
+        results.extend(run_results.into_iter().map(|r| GameResult {
+            index: base + r.index,
+            white: at(r.white),
+            black: at(r.black),
+            ..r
+        }));
+    }
+    let (played, n) = (results.len(), names.len());
+    // Where a single run, one game at a time, stops on the SPRT.
+    let mut counted = played;
+    if let Some(sprt) = &opts.sprt {
+        if n != 2 {
+            return Err("--sprt needs exactly two engines".into());
+        }
+        counted = (1..=played)
+            .find(|&k| sprt.status(&score_for(&results[..k], 0)) != SprtStatus::Continue)
+            .unwrap_or(played);
+    }
+    let (all, considered) = (&results[..], &results[..counted]);
+    for (e, name) in names.iter().enumerate() {
+        out(format!("engine {}: {name}", label(n, e)));
+    }
+    out(endings_line::<R>(considered));
+    for r in considered.iter().filter(|r| r.ending.is_forfeit()) {
+        out(format!("forfeit: game {}: {}", r.index + 1, r.reason));
+    }
+    if counted < played {
+        let s = score_for(all, 0);
+        out(format!(
+            "merge: the SPRT decided at game {counted} of the {played} the {} played: a single run stops there, so these lines count games 1 to {counted} (all {played}: A {}, {})",
+            if opts.runs { "runs" } else { "shards" },
+            short_summary(&s),
+            format_elo(s.elo(), s.elo_error95())
+        ));
+    }
+    result_lines(variant, &names, considered, opts.sprt.as_ref(), None, out);
+    Ok(())
+}
+
+/// Checks that the games of one match (its shards' games, or one run's)
+/// run from game 1 with none missing, each between the engines the
+/// match's schedule has there; returns the engines, in the order they
+/// first play, and the games' results in game order.
+fn check_run(
+    rounds: &Rounds,
+    opts: &MergeOptions,
+) -> Result<(Vec<String>, Vec<GameResult>), String> {
     let played = rounds.len();
     if played == 0 {
         return Err("--merge: the files hold no games".into());
@@ -1156,9 +1267,14 @@ fn merge_games<R: Rules>(
     }
     if let Some(missing) = (1..=played).find(|r| !rounds.contains_key(r)) {
         return Err(format!(
-            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): a shard is missing or not finished (--resume it){}",
+            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): {}{}",
             rounds.keys().last().copied().unwrap_or(0),
-            if missing > 1 {
+            if opts.runs {
+                "a game is missing"
+            } else {
+                "a shard is missing or not finished (--resume it)"
+            },
+            if missing > 1 && !opts.runs {
                 format!("; for a match stopped by hand, --first {} counts its complete games", missing - 1)
             } else {
                 String::new()
@@ -1203,13 +1319,18 @@ fn merge_games<R: Rules>(
         let (w, b) = (&names[spec.white], &names[spec.black]);
         if (&g.white, &g.black) != (w, b) {
             return Err(format!(
-                "--merge: game {round} in {} is {} - {}, but the match of these engines{} has {} - {} there: not shards of one match",
+                "--merge: game {round} in {} is {} - {}, but the match of these engines{} has {} - {} there: not {}",
                 opts.files[g.file],
                 g.white.escape_debug(),
                 g.black.escape_debug(),
                 if opts.gauntlet { " (a gauntlet)" } else { "" },
                 w.escape_debug(),
-                b.escape_debug()
+                b.escape_debug(),
+                if opts.runs {
+                    "the games of one match"
+                } else {
+                    "shards of one match"
+                }
             ));
         }
         results.push(GameResult {
@@ -1221,34 +1342,7 @@ fn merge_games<R: Rules>(
             reason: g.reason.clone(),
         });
     }
-    // Where a single run, one game at a time, stops on the SPRT.
-    let mut counted = played;
-    if let Some(sprt) = &opts.sprt {
-        if n != 2 {
-            return Err("--sprt needs exactly two engines".into());
-        }
-        counted = (1..=played)
-            .find(|&k| sprt.status(&score_for(&results[..k], 0)) != SprtStatus::Continue)
-            .unwrap_or(played);
-    }
-    let (all, considered) = (&results[..], &results[..counted]);
-    for (e, name) in names.iter().enumerate() {
-        out(format!("engine {}: {name}", label(n, e)));
-    }
-    out(endings_line::<R>(considered));
-    for r in considered.iter().filter(|r| r.ending.is_forfeit()) {
-        out(format!("forfeit: game {}: {}", r.index + 1, r.reason));
-    }
-    if counted < played {
-        let s = score_for(all, 0);
-        out(format!(
-            "merge: the SPRT decided at game {counted} of the {played} the shards played: a single run stops there, so these lines count games 1 to {counted} (all {played}: A {}, {})",
-            short_summary(&s),
-            format_elo(s.elo(), s.elo_error95())
-        ));
-    }
-    result_lines(variant, &names, considered, opts.sprt.as_ref(), None, out);
-    Ok(())
+    Ok((names, results))
 }
 
 /// Where the whole games of a PDN file end.
@@ -1679,6 +1773,7 @@ mod tests {
                 games: Some(a.len()),
                 first: None,
                 gauntlet: false,
+                runs: false,
             };
             merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
         };
@@ -1743,6 +1838,7 @@ mod tests {
                 games: None,
                 first: Some(n),
                 gauntlet: false,
+                runs: false,
             };
             merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
         };
@@ -1768,6 +1864,119 @@ mod tests {
             "{e}"
         );
         assert!(first(10, torn).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// One run's PDN file: a match whose results for `a_name` are `a`
+    /// (`+`, `=`, `-`), game 1 first, `a_name` White in the odd games.
+    fn run_file(path: &str, a_name: &str, b_name: &str, a: &str) {
+        let mut text = String::new();
+        for (g, c) in a.chars().enumerate() {
+            let a_white = g % 2 == 0;
+            let (white, black) = if a_white {
+                (a_name, b_name)
+            } else {
+                (b_name, a_name)
+            };
+            let result = match (c, a_white) {
+                ('=', _) => "1/2-1/2",
+                ('+', true) | ('-', false) => "1-0",
+                _ => "0-1",
+            };
+            text.push_str(&format!(
+                "[Event \"t\"]\n[Round \"{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[Termination \"endgame rule\"]\n\n1. 9-13 22-18 {result}\n\n",
+                g + 1
+            ));
+        }
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn merge_counts_runs_one_after_the_other() {
+        let dir = std::env::temp_dir().join(format!("kondavo-merge-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = |n: &str| dir.join(n).to_string_lossy().to_string();
+        // Two runs of A against B, the second with B named first (--a and
+        // --b swapped) and an odd number of games: A +4 =3 -2 in all.
+        run_file(&path("r1.pdn"), "A", "B", "+=-+");
+        run_file(&path("r2.pdn"), "B", "A", "==--+");
+        let merge = |files: Vec<String>, runs: bool, sprt: Option<Sprt>| {
+            let mut lines = Vec::new();
+            let opts = MergeOptions {
+                files,
+                variant: Variant::English,
+                sprt,
+                games: None,
+                first: None,
+                gauntlet: false,
+                runs,
+            };
+            merge_match(&opts, &mut |l| lines.push(l)).map(|_| lines)
+        };
+        let both = vec![path("r1.pdn"), path("r2.pdn")];
+        let lines = merge(both.clone(), true, None).unwrap();
+        assert_eq!(lines[0], "engine A: A");
+        assert_eq!(lines[1], "engine B: B");
+        assert_eq!(lines[2], "endings: endgame rule 9");
+        assert!(
+            lines[3].starts_with("result games=9 wins=4 draws=3 losses=2 "),
+            "{lines:?}"
+        );
+        // A run named twice is refused.
+        let e = merge(vec![path("r1.pdn"), path("r1.pdn")], true, None).unwrap_err();
+        assert!(e.ends_with("r1.pdn is named twice"), "{e}");
+        // As shards of one match they are refused: both hold game 1.
+        let e = merge(both.clone(), false, None).unwrap_err();
+        assert!(
+            e.contains("game 1 is in") && e.contains("in one file only"),
+            "{e}"
+        );
+        // With an SPRT, the games are taken run after run: A's results in
+        // that order are +=-+ then ==++-, and the merge stops where a run
+        // of those games one at a time would.
+        let sprt: Sprt = "0,200,0.3,0.3".parse().unwrap();
+        let seq = "+=-+==++-";
+        let k = (1..=seq.len())
+            .find(|&k| {
+                let count = |c| seq[..k].matches(c).count() as u32;
+                let s = Score {
+                    wins: count('+'),
+                    draws: count('='),
+                    losses: count('-'),
+                };
+                sprt.status(&s) != SprtStatus::Continue
+            })
+            .unwrap();
+        assert!(
+            k > 4 && k < seq.len(),
+            "decided at {k}, not in the second run"
+        );
+        let lines = merge(both.clone(), true, Some(sprt)).unwrap();
+        assert!(
+            lines.iter().any(|l| l.starts_with(&format!(
+                "merge: the SPRT decided at game {k} of the 9 the runs played"
+            ))),
+            "{lines:?}"
+        );
+        // A run between other engines is refused, naming the file.
+        run_file(&path("r3.pdn"), "A", "C", "+-");
+        let e = merge(vec![path("r1.pdn"), path("r3.pdn")], true, None).unwrap_err();
+        assert!(
+            e.contains("r3.pdn is a match of A, C") && e.contains("same engines"),
+            "{e}"
+        );
+        // A run with a game missing is refused, naming the file.
+        let text = std::fs::read_to_string(path("r2.pdn")).unwrap();
+        let kept: Vec<&str> = text
+            .split("[Event ")
+            .filter(|g| !g.contains("[Round \"2\"]"))
+            .collect();
+        std::fs::write(path("r4.pdn"), kept.join("[Event ")).unwrap();
+        let e = merge(vec![path("r1.pdn"), path("r4.pdn")], true, None).unwrap_err();
+        assert!(
+            e.starts_with("--merge --runs: ") && e.contains("r4.pdn: game 2 is in none"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
