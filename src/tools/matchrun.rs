@@ -1171,30 +1171,27 @@ fn merge_games<R: Rules>(
     let mut names: Vec<String> = Vec::new();
     let mut results: Vec<GameResult> = Vec::new();
     for (i, rounds) in runs.iter().enumerate() {
-        let (run_names, run_results) = if opts.runs {
-            let file = &opts.files[i];
-            let run = check_run(rounds, opts)
-                .map_err(|e| e.replacen("--merge: ", &format!("--merge --runs: {file}: "), 1))?;
-            if names.is_empty() {
-                names = run.0.clone();
+        let file = &opts.files[i];
+        let (run_names, run_results) = check_run(rounds, opts).map_err(|e| {
+            if opts.runs {
+                e.replacen("--merge: ", &format!("--merge --runs: {file}: "), 1)
+            } else {
+                e
             }
-            let (mut have, mut want) = (run.0.clone(), names.clone());
-            have.sort();
-            want.sort();
-            if have != want {
-                return Err(format!(
-                    "--merge --runs: {file} is a match of {}, {} one of {}: every run must be between the same engines (their White and Black tags)",
-                    run.0.join(", "),
-                    opts.files[0],
-                    names.join(", ")
-                ));
-            }
-            run
-        } else {
-            let run = check_run(rounds, opts)?;
-            names = run.0.clone();
-            run
-        };
+        })?;
+        if names.is_empty() {
+            names = run_names.clone();
+        }
+        // Names are unique within a run, so equal counts and inclusion
+        // mean the same engines (only runs can differ).
+        if run_names.len() != names.len() || !run_names.iter().all(|e| names.contains(e)) {
+            return Err(format!(
+                "--merge --runs: {file} is a match of {}, {} one of {}: every run must be between the same engines (their White and Black tags)",
+                run_names.join(", "),
+                opts.files[0],
+                names.join(", ")
+            ));
+        }
         let at = |e: usize| {
             names
                 .iter()
