@@ -205,6 +205,12 @@ fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
     let has_king = |c: Color| (pos.kings_of(c) != 0) as i32 as f32;
     s += value(lay.dense_base() + Dense::HasKing as usize)
         * (has_king(Color::White) - has_king(Color::Black));
+    let balance = |c: Color| slow_balance(pos, c) as f32;
+    s += value(lay.dense_base() + Dense::Balance as usize)
+        * (balance(Color::White) - balance(Color::Black));
+    let threatened = |c: Color| slow_king_threatened(pos, c) as f32;
+    s += value(lay.dense_base() + Dense::KingThreatened as usize)
+        * (threatened(Color::White) - threatened(Color::Black));
     // The older dense terms, as the trainer sees them.
     let d = dense_terms(pos);
     for (k, &v) in d.iter().enumerate().take(Dense::HasKing as usize) {
@@ -216,6 +222,56 @@ fn slow_score<R: Evaluate>(pos: &Position<R>, w: &[[f32; 2]]) -> f32 {
         s += v * value(lay.dense_base() + k);
     }
     s
+}
+
+/// The balance term of side `c`, square by square: the absolute value of
+/// the sum over its men of twice the file less the width less one.
+fn slow_balance<R: Rules>(pos: &Position<R>, c: Color) -> i32 {
+    let width = R::Geo::WIDTH as i32;
+    let mut skew = 0;
+    for s in 0..R::Geo::NUM_SQUARES {
+        if pos.men(c) & R::Geo::bit(s) != 0 {
+            skew += 2 * R::Geo::coords(s).0 as i32 - (width - 1);
+        }
+    }
+    skew.abs()
+}
+
+/// Side `c`'s king moves onto a square where an enemy man would capture
+/// the king, walked square by square: for each move's square, an enemy man
+/// next to it in one of the directions men capture in, with the square
+/// beyond empty (before the king leaves its own square), where the
+/// variant's men may take kings.
+fn slow_king_threatened<R: Rules>(pos: &Position<R>, c: Color) -> i32 {
+    if !R::MEN_CAPTURE_KINGS {
+        return 0;
+    }
+    let (empty, enemy) = (pos.empty(), pos.men(c.flip()));
+    let threatened = |t: u64| {
+        R::man_capture_dirs(c.flip()).iter().any(|&d| {
+            let from = R::Geo::step(t, kondavo::geometry::opposite(d));
+            let beyond = R::Geo::step(t, d);
+            from & enemy != 0 && beyond & empty != 0
+        })
+    };
+    let mut n = 0;
+    for s in 0..R::Geo::NUM_SQUARES {
+        let k = R::Geo::bit(s);
+        if pos.kings_of(c) & k == 0 {
+            continue;
+        }
+        for d in 0..4 {
+            let mut t = R::Geo::step(k, d);
+            while t & empty != 0 {
+                n += threatened(t) as i32;
+                if !R::FLYING_KINGS {
+                    break;
+                }
+                t = R::Geo::step(t, d);
+            }
+        }
+    }
+    n
 }
 
 /// The evaluation's windows (small, big and king windows) and king term
@@ -655,7 +711,9 @@ fn format_one_weights_files_still_read() {
     for p in &mut w[lay.big_base()..lay.dense_base()] {
         *p = [0.0; 2];
     }
-    w[lay.dense_base() + Dense::HasKing as usize] = [0.0; 2];
+    for p in &mut w[lay.dense_base() + Dense::HasKing as usize..] {
+        *p = [0.0; 2];
+    }
     let l = Learned::from_float::<G>("english", &w, 90.0, "old").unwrap();
     let pairs = l.to_float();
     let q = |x: f32| ((x * UNIT as f32).round() as i16).to_le_bytes();
@@ -704,6 +762,10 @@ fn format_two_weights_files_still_read() {
     for p in &mut w[lay.king_base()..lay.dense_base()] {
         *p = [0.0; 2];
     }
+    // Layout 2's eight dense terms.
+    for p in &mut w[lay.dense_base() + 8..] {
+        *p = [0.0; 2];
+    }
     // Some zero pairs, so that the file has gaps to skip.
     for p in w.iter_mut().step_by(3) {
         *p = [0.0; 2];
@@ -722,7 +784,7 @@ fn format_two_weights_files_still_read() {
         ENTRIES,
         lay.big.len(),
         BIG_ENTRIES,
-        DENSE,
+        8,
     ] {
         b.extend_from_slice(&(n as u32).to_le_bytes());
     }
@@ -731,7 +793,7 @@ fn format_two_weights_files_still_read() {
     b.extend_from_slice(b"two");
     let old: Vec<[f32; 2]> = pairs[..lay.king_base()]
         .iter()
-        .chain(&pairs[lay.dense_base()..])
+        .chain(&pairs[lay.dense_base()..lay.dense_base() + 8])
         .copied()
         .collect();
     let stored = old.iter().filter(|p| **p != [0.0; 2]).count() as u32;
@@ -754,10 +816,10 @@ fn format_two_weights_files_still_read() {
     for pos in positions::<English>(9, 100) {
         assert_eq!(back.white_score(&pos), l.white_score(&pos));
     }
-    // Written again, it is a file of format 3 that reads the same.
+    // Written again, it is a file of format 4 that reads the same.
     let again = Learned::from_bytes::<English>(&back.to_bytes()).unwrap();
     assert_eq!(again.to_float(), l.to_float());
-    assert_eq!(&back.to_bytes()[4..12], &[3, 0, 0, 0, 3, 0, 0, 0]);
+    assert_eq!(&back.to_bytes()[4..12], &[4, 0, 0, 0, 4, 0, 0, 0]);
     // A format 2 file with layout 3's header is refused.
     let mut wrong = back.to_bytes();
     wrong[4] = 2;
@@ -821,4 +883,45 @@ fn train_keeps_rare_or_all_big_window_entries_at_zero_when_told() {
     assert_eq!(big_nonzero(u32::MAX, true), (0, 0));
     assert_eq!(big_nonzero(0, false), (0, 0));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A weights file of format 3 (layout 3: eight dense terms) reads with
+/// the balance and threatened king terms of layout 4 at zero, and scores
+/// as written; a file of format 4 holds all of the dense terms.
+#[test]
+fn format_three_weights_files_read_with_layout_four_terms_at_zero() {
+    type G = <International as Rules>::Geo;
+    let lay = layout::<G>();
+    let mut w = random_weights::<International>(7);
+    for p in &mut w[lay.dense_base() + 8..] {
+        *p = [0.0; 2];
+    }
+    let l = Learned::from_float::<G>("international", &w, 50.0, "three").unwrap();
+    let four = l.to_bytes();
+    assert_eq!(&four[4..12], &[4, 0, 0, 0, 4, 0, 0, 0]);
+    // The dense count is the seventh count after the name.
+    let at = 12 + 1 + "international".len() + 6 * 4;
+    assert_eq!(four[at..at + 4], (DENSE as u32).to_le_bytes());
+    // The same weights as a file of format 3: the two new terms are zero,
+    // so not stored, and only the header differs.
+    let mut three = four[..four.len() - 8].to_vec();
+    three[4] = 3;
+    three[8] = 3;
+    three[at..at + 4].copy_from_slice(&8u32.to_le_bytes());
+    let sum = kondavo::eval::learned::fnv1a(&three);
+    three.extend_from_slice(&sum.to_le_bytes());
+    let back = Learned::from_bytes::<International>(&three).unwrap();
+    assert_eq!(back.to_float(), l.to_float());
+    for pos in positions::<International>(11, 100) {
+        assert_eq!(back.white_score(&pos), l.white_score(&pos));
+    }
+    // A file of format 4 with eight dense terms is refused.
+    let mut short = three[..three.len() - 8].to_vec();
+    short[4] = 4;
+    short[8] = 4;
+    let sum = kondavo::eval::learned::fnv1a(&short);
+    short.extend_from_slice(&sum.to_le_bytes());
+    assert!(Learned::from_bytes::<International>(&short)
+        .unwrap_err()
+        .contains("8 terms"));
 }

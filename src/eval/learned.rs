@@ -30,7 +30,9 @@
 //!
 //! The whole-board terms ([`Dense`]) count material, king mobility, runaway
 //! men, kings on the long diagonal, tempo, the side to move and whether a
-//! side has a king at all.
+//! side has a king at all; layout 4 adds the left-right balance of the men
+//! and the king moves onto squares an enemy man would capture on, two
+//! things no window sees whole.
 //!
 //! Every feature has two weights, for the opening and the endgame, blended
 //! by the phase (the share of men gone from the board). A variant whose big
@@ -38,8 +40,8 @@
 //!
 //! # Weights file
 //!
-//! Little-endian: magic `KDVW`, format version (u32, now 3), feature layout
-//! version (u32, now 3), the variant's name (u8 length + bytes), the small
+//! Little-endian: magic `KDVW`, format version (u32, now 4), feature layout
+//! version (u32, now 4), the variant's name (u8 length + bytes), the small
 //! window count, entries per small window, big window count, entries per
 //! big window, king window count, entries per king window and dense term
 //! count (u32 each), the sigmoid scale in
@@ -51,8 +53,9 @@
 //! last one stored (LEB128) and the pair; last an FNV-1a checksum (u64) of
 //! everything before it. Files of format 1 (layout 1: the small windows and
 //! the first seven dense terms, every pair stored) and of format 2 (layout
-//! 2: no king windows, the header without their two counts) still read,
-//! with the features they lack at zero.
+//! 2: no king windows, the header without their two counts) and of format
+//! 3 (layout 3: eight dense terms) still read, with the features they lack
+//! at zero.
 
 use std::sync::OnceLock;
 
@@ -63,8 +66,9 @@ use crate::rules::{Color, Rules};
 use super::{masks, Evaluate};
 
 /// Version of the feature layout (2: big windows and the king term added;
-/// 3: king windows added).
-pub const LAYOUT_VERSION: u32 = 3;
+/// 3: king windows added; 4: the balance and threatened king terms
+/// added).
+pub const LAYOUT_VERSION: u32 = 4;
 /// Squares of a small window.
 pub const WINDOW_SQUARES: usize = 8;
 /// Weights per small window: 3^8.
@@ -76,9 +80,11 @@ pub const BIG_ENTRIES: usize = 531_441;
 /// Weights are stored in 1/UNIT centi-men.
 pub const UNIT: i32 = 8;
 /// Version of the file format.
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 /// The dense terms of layout 1 (the first ones of [`Dense`]).
 const DENSE_V1: usize = 7;
+/// The dense terms of layouts 2 and 3.
+const DENSE_V3: usize = 8;
 const MAGIC: &[u8; 4] = b"KDVW";
 
 /// The whole-board terms, White's count minus Black's unless said.
@@ -102,10 +108,17 @@ pub enum Dense {
     /// 1 when the side has at least one king (the first king is worth more
     /// than the next ones).
     HasKing,
+    /// Left-right balance (layout 4): the absolute value of the sum, over
+    /// the side's men, of their file's offset from the middle of the
+    /// board (twice the file less the width less one).
+    Balance,
+    /// Moves of the side's kings onto squares where an enemy man would
+    /// capture them (layout 4; [`super::man_threats`]).
+    KingThreatened,
 }
 
 /// Number of dense terms.
-pub const DENSE: usize = 8;
+pub const DENSE: usize = 10;
 /// Names of the dense terms, in order, for reports.
 pub const DENSE_NAMES: [&str; DENSE] = [
     "men",
@@ -116,6 +129,8 @@ pub const DENSE_NAMES: [&str; DENSE] = [
     "tempo",
     "side-to-move",
     "has-king",
+    "balance",
+    "king-threatened",
 ];
 
 /// The windows of a geometry.
@@ -455,7 +470,11 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
         d[Dense::Kings as usize] += sign * kings.count_ones() as i32;
         d[Dense::HasKing as usize] += sign * (kings != 0) as i32;
         if kings != 0 {
-            d[Dense::KingMobility as usize] += sign * super::king_mobility::<R>(kings, empty);
+            let them = c.flip();
+            let threats = super::man_threats::<R>(pos.men(them), empty, them);
+            let (moves, threatened) = super::king_moves_into::<R>(kings, empty, threats);
+            d[Dense::KingMobility as usize] += sign * moves;
+            d[Dense::KingThreatened as usize] += sign * threatened;
             d[Dense::LongDiagonalKings as usize] +=
                 sign * (kings & m.long_diagonal).count_ones() as i32;
         }
@@ -468,7 +487,10 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
             }
         }
         d[Dense::Runaways as usize] += sign * runaways;
-        d[Dense::Tempo as usize] += sign * tempo_sum(men, &m.rank_bits[c.index()]);
+        d[Dense::Tempo as usize] += sign * plane_sum(men, &m.rank_bits[c.index()]);
+        let skew = 2 * plane_sum(men, &m.file_bits)
+            - (R::Geo::WIDTH as i32 - 1) * men.count_ones() as i32;
+        d[Dense::Balance as usize] += sign * skew.abs();
     }
     d[Dense::SideToMove as usize] = match pos.side() {
         Color::White => 1,
@@ -477,10 +499,10 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
     d
 }
 
-/// Sum of the relative ranks of `men`, given the planes of the relative
-/// rank's bits ([`super::Masks::rank_bits`]).
+/// Sum over `men` of a number given by its bit planes (the relative rank,
+/// [`super::Masks::rank_bits`], or the file, [`super::Masks::file_bits`]).
 #[inline(always)]
-fn tempo_sum(men: Bitboard, planes: &[Bitboard; 4]) -> i32 {
+fn plane_sum(men: Bitboard, planes: &[Bitboard; 4]) -> i32 {
     planes
         .iter()
         .enumerate()
@@ -701,7 +723,7 @@ impl Learned {
         (open * (256 - p) + end * p) / (256 * UNIT)
     }
 
-    /// The weights file's bytes (format 3: only the pairs that are not
+    /// The weights file's bytes (format 4: only the pairs that are not
     /// zero are stored).
     pub fn to_bytes(&self) -> Vec<u8> {
         let (small, big) = self.shape;
@@ -741,7 +763,8 @@ impl Learned {
     /// variant, sizes, length, checksum) is an error saying which. A file
     /// of format 1 (layout 1) reads into this layout with the big windows,
     /// the king windows and the later dense terms at zero; one of format 2
-    /// (layout 2) with the king windows at zero.
+    /// (layout 2) with the king windows and layout 4's dense terms at zero;
+    /// one of format 3 (layout 3) with layout 4's dense terms at zero.
     pub fn from_bytes<R: Rules>(bytes: &[u8]) -> Result<Learned, String> {
         let layout = layout::<R::Geo>();
         if bytes.len() < 8 {
@@ -798,7 +821,7 @@ impl Learned {
                 BIG_ENTRIES,
                 layout.windows.len(),
                 ENTRIES,
-                DENSE,
+                if format < 4 { DENSE_V3 } else { DENSE },
             ];
             if format == 2 {
                 ours.drain(4..6);

@@ -49,6 +49,9 @@ pub struct Masks {
     /// For each colour, bit planes of the relative rank (0 = own back
     /// rank): plane `k` holds the squares whose relative rank has bit `k`.
     pub rank_bits: [[Bitboard; 4]; 2],
+    /// Bit planes of the file: plane `k` holds the squares whose file
+    /// (0 = the left edge as White sees it) has bit `k`.
+    pub file_bits: [Bitboard; 4],
 }
 
 impl Masks {
@@ -61,6 +64,7 @@ impl Masks {
             long_diagonal: 0,
             far_half: [0; 2],
             rank_bits: [[0; 4]; 2],
+            file_bits: [0; 4],
         };
         for s in 0..G::NUM_SQUARES {
             let b = G::bit(s);
@@ -70,6 +74,11 @@ impl Masks {
             }
             if G::DIAGONAL && f == r {
                 m.long_diagonal |= b;
+            }
+            for k in 0..4 {
+                if f >> k & 1 == 1 {
+                    m.file_bits[k] |= b;
+                }
             }
             for (c, rel) in [(0, r), (1, h - 1 - r)] {
                 if 2 * rel >= h {
@@ -105,12 +114,20 @@ impl Masks {
 
 /// Empty squares the `kings` can move to (one step for short kings).
 pub fn king_mobility<R: Rules>(kings: Bitboard, empty: Bitboard) -> i32 {
-    let mut n = 0;
+    king_moves_into::<R>(kings, empty, 0).0
+}
+
+/// The moves of `kings` to empty squares, counted square by square (one
+/// step for short kings): all of them, and those onto `denied` squares.
+#[inline]
+pub fn king_moves_into<R: Rules>(kings: Bitboard, empty: Bitboard, denied: Bitboard) -> (i32, i32) {
+    let (mut all, mut into) = (0, 0);
     for k in Bits(kings) {
         for d in 0..4 {
             let mut sq = R::Geo::step(k, d) & empty;
             while sq != 0 {
-                n += 1;
+                all += 1;
+                into += (sq & denied != 0) as i32;
                 if !R::FLYING_KINGS {
                     break;
                 }
@@ -118,7 +135,22 @@ pub fn king_mobility<R: Rules>(kings: Bitboard, empty: Bitboard) -> i32 {
             }
         }
     }
-    n
+    (all, into)
+}
+
+/// The empty squares where a man of `c` would capture an enemy king that
+/// stepped onto them: next to one of `c`'s men in a direction it captures
+/// in, with an empty square beyond (none where men cannot take kings).
+#[inline]
+pub fn man_threats<R: Rules>(men: Bitboard, empty: Bitboard, c: Color) -> Bitboard {
+    if !R::MEN_CAPTURE_KINGS {
+        return 0;
+    }
+    let mut t = 0;
+    for &d in R::man_capture_dirs(c) {
+        t |= R::Geo::step(men, d) & R::Geo::step(empty, crate::geometry::opposite(d));
+    }
+    t & empty
 }
 
 /// The masks of geometry `G`, built on first use.
