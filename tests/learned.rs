@@ -779,13 +779,7 @@ fn format_two_weights_files_still_read() {
     b.extend_from_slice(&2u32.to_le_bytes());
     b.push(7);
     b.extend_from_slice(b"english");
-    for n in [
-        lay.windows.len(),
-        ENTRIES,
-        lay.big.len(),
-        BIG_ENTRIES,
-        8,
-    ] {
+    for n in [lay.windows.len(), ENTRIES, lay.big.len(), BIG_ENTRIES, 8] {
         b.extend_from_slice(&(n as u32).to_le_bytes());
     }
     b.extend_from_slice(&90f32.to_le_bytes());

@@ -460,6 +460,14 @@ pub fn phase<R: Rules>(pos: &Position<R>) -> i32 {
 /// The dense terms of `pos`, White minus Black.
 #[inline]
 pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
+    dense_terms_of(pos, true, true)
+}
+
+/// The dense terms of `pos`, with layout 4's balance and threatened king
+/// terms left at zero unless `balance` and `threats` ask for them (the
+/// evaluation skips a term whose weights are zero).
+#[inline(always)]
+fn dense_terms_of<R: Rules>(pos: &Position<R>, balance: bool, threats: bool) -> [i32; DENSE] {
     let m = masks::<R::Geo>();
     let mut d = [0; DENSE];
     let empty = pos.empty();
@@ -471,8 +479,12 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
         d[Dense::HasKing as usize] += sign * (kings != 0) as i32;
         if kings != 0 {
             let them = c.flip();
-            let threats = super::man_threats::<R>(pos.men(them), empty, them);
-            let (moves, threatened) = super::king_moves_into::<R>(kings, empty, threats);
+            let denied = if threats {
+                super::man_threats::<R>(pos.men(them), empty, them)
+            } else {
+                0
+            };
+            let (moves, threatened) = super::king_moves_into::<R>(kings, empty, denied);
             d[Dense::KingMobility as usize] += sign * moves;
             d[Dense::KingThreatened as usize] += sign * threatened;
             d[Dense::LongDiagonalKings as usize] +=
@@ -488,9 +500,11 @@ pub fn dense_terms<R: Rules>(pos: &Position<R>) -> [i32; DENSE] {
         }
         d[Dense::Runaways as usize] += sign * runaways;
         d[Dense::Tempo as usize] += sign * plane_sum(men, &m.rank_bits[c.index()]);
-        let skew = 2 * plane_sum(men, &m.file_bits)
-            - (R::Geo::WIDTH as i32 - 1) * men.count_ones() as i32;
-        d[Dense::Balance as usize] += sign * skew.abs();
+        if balance {
+            let skew = 2 * plane_sum(men, &m.file_bits)
+                - (R::Geo::WIDTH as i32 - 1) * men.count_ones() as i32;
+            d[Dense::Balance as usize] += sign * skew.abs();
+        }
     }
     d[Dense::SideToMove as usize] = match pos.side() {
         Color::White => 1,
@@ -583,6 +597,10 @@ pub struct Learned {
     big_active: bool,
     /// Whether any king window entry is not zero (else they are skipped).
     king_active: bool,
+    /// Whether the balance and the threatened king terms have weights
+    /// (else they are not computed).
+    balance_active: bool,
+    threats_active: bool,
     /// Small and big window counts of the layout.
     shape: (usize, usize),
     /// (opening, endgame) weights of the dense terms.
@@ -647,6 +665,8 @@ impl Learned {
         Learned {
             big_active: big_active(&windows, layout),
             king_active: king_active(&windows, layout),
+            balance_active: dense[Dense::Balance as usize] != [0, 0],
+            threats_active: dense[Dense::KingThreatened as usize] != [0, 0],
             shape: (layout.windows.len(), layout.big.len()),
             fused: fuse(&windows, layout),
             windows,
@@ -708,7 +728,7 @@ impl Learned {
             }
         }
         let [mut open, mut end] = sum;
-        let d = dense_terms(pos);
+        let d = dense_terms_of(pos, self.balance_active, self.threats_active);
         for (k, (&v, w)) in d.iter().zip(&self.dense).enumerate() {
             if k == Dense::Tempo as usize {
                 let h = R::Geo::HEIGHT as i32;
