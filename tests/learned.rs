@@ -278,12 +278,27 @@ fn slow_king_threatened<R: Rules>(pos: &Position<R>, c: Color) -> i32 {
 /// agree with the slow computation on random positions under random
 /// weights: weights of up to a man, which the evaluation reads from its
 /// fused tables, and weights of up to 30 men, whose differences do not
-/// fit them, so that it reads the weights as stored.
+/// fit them, so that it reads the weights as stored. Then with the
+/// balance, the threatened king term or both at zero, which the
+/// evaluation skips.
 fn check_against_slow<R: Evaluate>() {
     for (max, fused) in [(100.0, true), (3000.0, false)] {
         let w = random_weights_within::<R>(13, max);
         let l = Learned::from_float::<R::Geo>(R::NAME, &w, 120.0, "test").unwrap();
         assert_eq!(l.reads_fused(), fused, "{}: weights within {max}", R::NAME);
+        check_learned_against_slow::<R>(&l);
+    }
+    let base = layout::<R::Geo>().dense_base();
+    for zero in [
+        &[Dense::Balance][..],
+        &[Dense::KingThreatened],
+        &[Dense::Balance, Dense::KingThreatened],
+    ] {
+        let mut w = random_weights_within::<R>(19, 100.0);
+        for &d in zero {
+            w[base + d as usize] = [0.0; 2];
+        }
+        let l = Learned::from_float::<R::Geo>(R::NAME, &w, 120.0, "test").unwrap();
         check_learned_against_slow::<R>(&l);
     }
 }

@@ -1172,13 +1172,12 @@ fn merge_games<R: Rules>(
     let mut results: Vec<GameResult> = Vec::new();
     for (i, rounds) in runs.iter().enumerate() {
         let file = &opts.files[i];
-        let (run_names, run_results) = check_run(rounds, opts).map_err(|e| {
-            if opts.runs {
-                e.replacen("--merge: ", &format!("--merge --runs: {file}: "), 1)
-            } else {
-                e
-            }
-        })?;
+        let context = if opts.runs {
+            format!("--merge --runs: {file}")
+        } else {
+            "--merge".to_string()
+        };
+        let (run_names, run_results) = check_run(rounds, opts, &context)?;
         if names.is_empty() {
             names = run_names.clone();
         }
@@ -1241,14 +1240,16 @@ fn merge_games<R: Rules>(
 /// Checks that the games of one match (its shards' games, or one run's)
 /// run from game 1 with none missing, each between the engines the
 /// match's schedule has there; returns the engines, in the order they
-/// first play, and the games' results in game order.
+/// first play, and the games' results in game order. Errors begin with
+/// `context` (the option, and for a run its file).
 fn check_run(
     rounds: &Rounds,
     opts: &MergeOptions,
+    context: &str,
 ) -> Result<(Vec<String>, Vec<GameResult>), String> {
     let played = rounds.len();
     if played == 0 {
-        return Err("--merge: the files hold no games".into());
+        return Err(format!("{context}: the files hold no games"));
     }
     if let Some(n) = opts.first {
         if let Some(missing) = (1..=n).find(|r| !rounds.contains_key(r)) {
@@ -1264,7 +1265,7 @@ fn check_run(
     }
     if let Some(missing) = (1..=played).find(|r| !rounds.contains_key(r)) {
         return Err(format!(
-            "--merge: game {missing} is in none of the files (they hold {played} games, up to game {}): {}{}",
+            "{context}: game {missing} is in none of the files (they hold {played} games, up to game {}): {}{}",
             rounds.keys().last().copied().unwrap_or(0),
             if opts.runs {
                 "a game is missing"
@@ -1289,7 +1290,7 @@ fn check_run(
     }
     let n = names.len();
     if n < 2 {
-        return Err("--merge: the games have fewer than two engines".into());
+        return Err(format!("{context}: the games have fewer than two engines"));
     }
     let pairs = if opts.gauntlet {
         n - 1
@@ -1306,7 +1307,7 @@ fn check_run(
         let want = schedule(n, opts.gauntlet, games, 1).len();
         if played != want {
             return Err(format!(
-                "--merge: the files hold {played} games, but a match of --games {games} between these {n} engines has {want}: a shard is missing or not finished (--resume it)"
+                "{context}: the files hold {played} games, but a match of --games {games} between these {n} engines has {want}: a shard is missing or not finished (--resume it)"
             ));
         }
     }
@@ -1316,7 +1317,7 @@ fn check_run(
         let (w, b) = (&names[spec.white], &names[spec.black]);
         if (&g.white, &g.black) != (w, b) {
             return Err(format!(
-                "--merge: game {round} in {} is {} - {}, but the match of these engines{} has {} - {} there: not {}",
+                "{context}: game {round} in {} is {} - {}, but the match of these engines{} has {} - {} there: not {}",
                 opts.files[g.file],
                 g.white.escape_debug(),
                 g.black.escape_debug(),
