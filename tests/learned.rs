@@ -274,6 +274,23 @@ fn slow_king_threatened<R: Rules>(pos: &Position<R>, c: Color) -> i32 {
     n
 }
 
+/// `body` (a weights file without its checksum) with its FNV-1a checksum
+/// appended.
+fn with_checksum(mut body: Vec<u8>) -> Vec<u8> {
+    let sum = kondavo::eval::learned::fnv1a(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    body
+}
+
+/// `back` holds the weights of `l` and scores random positions (`seed`)
+/// the same.
+fn assert_same_weights<R: Evaluate>(back: &Learned, l: &Learned, seed: u64) {
+    assert_eq!(back.to_float(), l.to_float());
+    for pos in positions::<R>(seed, 100) {
+        assert_eq!(back.white_score(&pos), l.white_score(&pos));
+    }
+}
+
 /// The evaluation's windows (small, big and king windows) and king term
 /// agree with the slow computation on random positions under random
 /// weights: weights of up to a man, which the evaluation reads from its
@@ -751,14 +768,10 @@ fn format_one_weights_files_still_read() {
         b.extend_from_slice(&q(p[0]));
         b.extend_from_slice(&q(p[1]));
     }
-    let sum = kondavo::eval::learned::fnv1a(&b);
-    b.extend_from_slice(&sum.to_le_bytes());
+    let b = with_checksum(b);
     let back = Learned::from_bytes::<English>(&b).unwrap();
-    assert_eq!(back.to_float(), l.to_float());
+    assert_same_weights::<English>(&back, &l, 9);
     assert_eq!(back.description, "old");
-    for pos in positions::<English>(9, 100) {
-        assert_eq!(back.white_score(&pos), l.white_score(&pos));
-    }
     // A format 1 file that says layout 2 is refused.
     let mut wrong = b.clone();
     wrong[8] = 2;
@@ -818,13 +831,8 @@ fn format_two_weights_files_still_read() {
         b.extend_from_slice(&q(p[0]));
         b.extend_from_slice(&q(p[1]));
     }
-    let sum = kondavo::eval::learned::fnv1a(&b);
-    b.extend_from_slice(&sum.to_le_bytes());
-    let back = Learned::from_bytes::<English>(&b).unwrap();
-    assert_eq!(back.to_float(), l.to_float());
-    for pos in positions::<English>(9, 100) {
-        assert_eq!(back.white_score(&pos), l.white_score(&pos));
-    }
+    let back = Learned::from_bytes::<English>(&with_checksum(b)).unwrap();
+    assert_same_weights::<English>(&back, &l, 9);
     // Written again, it is a file of format 4 that reads the same.
     let again = Learned::from_bytes::<English>(&back.to_bytes()).unwrap();
     assert_eq!(again.to_float(), l.to_float());
@@ -917,20 +925,13 @@ fn format_three_weights_files_read_with_layout_four_terms_at_zero() {
     three[4] = 3;
     three[8] = 3;
     three[at..at + 4].copy_from_slice(&8u32.to_le_bytes());
-    let sum = kondavo::eval::learned::fnv1a(&three);
-    three.extend_from_slice(&sum.to_le_bytes());
-    let back = Learned::from_bytes::<International>(&three).unwrap();
-    assert_eq!(back.to_float(), l.to_float());
-    for pos in positions::<International>(11, 100) {
-        assert_eq!(back.white_score(&pos), l.white_score(&pos));
-    }
+    let back = Learned::from_bytes::<International>(&with_checksum(three.clone())).unwrap();
+    assert_same_weights::<International>(&back, &l, 11);
     // A file of format 4 with eight dense terms is refused.
-    let mut short = three[..three.len() - 8].to_vec();
+    let mut short = three;
     short[4] = 4;
     short[8] = 4;
-    let sum = kondavo::eval::learned::fnv1a(&short);
-    short.extend_from_slice(&sum.to_le_bytes());
-    assert!(Learned::from_bytes::<International>(&short)
+    assert!(Learned::from_bytes::<International>(&with_checksum(short))
         .unwrap_err()
         .contains("8 terms"));
 }

@@ -597,10 +597,6 @@ pub struct Learned {
     big_active: bool,
     /// Whether any king window entry is not zero (else they are skipped).
     king_active: bool,
-    /// Whether the balance and the threatened king terms have weights
-    /// (else they are not computed).
-    balance_active: bool,
-    threats_active: bool,
     /// Small and big window counts of the layout.
     shape: (usize, usize),
     /// (opening, endgame) weights of the dense terms.
@@ -665,8 +661,6 @@ impl Learned {
         Learned {
             big_active: big_active(&windows, layout),
             king_active: king_active(&windows, layout),
-            balance_active: dense[Dense::Balance as usize] != [0, 0],
-            threats_active: dense[Dense::KingThreatened as usize] != [0, 0],
             shape: (layout.windows.len(), layout.big.len()),
             fused: fuse(&windows, layout),
             windows,
@@ -728,7 +722,13 @@ impl Learned {
             }
         }
         let [mut open, mut end] = sum;
-        let d = dense_terms_of(pos, self.balance_active, self.threats_active);
+        // A term whose weights are zero is not computed.
+        let weighted = |t: Dense| self.dense[t as usize] != [0, 0];
+        let d = dense_terms_of(
+            pos,
+            weighted(Dense::Balance),
+            weighted(Dense::KingThreatened),
+        );
         for (k, (&v, w)) in d.iter().zip(&self.dense).enumerate() {
             if k == Dense::Tempo as usize {
                 let h = R::Geo::HEIGHT as i32;
