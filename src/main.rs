@@ -10,6 +10,14 @@ use kondavo::book::{Book, Chooser, Source};
 use kondavo::notation::fen::{parse_fen, write_fen};
 use kondavo::position::Position;
 use kondavo::protocol::dxp::DxpOptions;
+
+/// jemalloc, built to back its memory with transparent huge pages
+/// (`thp:always`, set in `.cargo/config.toml`): the transposition table
+/// and the evaluation's tables are read at random, and with 4 KiB pages
+/// most of those reads also miss the address translation cache.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use kondavo::protocol::hub::Hub;
 use kondavo::protocol::Output;
 use kondavo::search::Limits;

@@ -896,6 +896,13 @@ impl<R: Evaluate> Worker<R> {
         }
         let tt_index = tt_move_packed.and_then(|m| m.find(&list));
         let tt_move = tt_index.map(|i| list[i]);
+        // The table's move is searched first: ask for its child's bucket
+        // now, so the memory access overlaps the tests below.
+        if let Some(m) = tt_move {
+            if depth > 1 {
+                self.shared.tt.prefetch(pos.played(&m).key());
+            }
+        }
         // Internal iterative reduction: with no move from the table, the
         // ordering is a guess, so the node gets one ply less.
         let depth = if self.p.iir_depth > 0 && depth >= self.p.iir_depth && tt_move.is_none() {
