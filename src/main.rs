@@ -18,6 +18,7 @@ use kondavo::protocol::dxp::DxpOptions;
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use kondavo::protocol::hub::Hub;
 use kondavo::protocol::Output;
 use kondavo::search::Limits;
